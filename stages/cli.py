@@ -1,0 +1,67 @@
+"""The ``interviewsim`` command group. Each subcommand lives in the stage module named after it.
+
+Commands are imported lazily so that ``interviewsim --help`` and light commands start fast
+and never load llama.cpp, MLflow or DVC unless they need them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from interviewsim.errors import InterviewSimError
+
+# command name -> "module:attribute". One line per stage module; keep it sorted by pipeline order.
+COMMANDS: dict[str, str] = {
+    "prepare": "stages.prepare:prepare",
+    "params": "stages.params_cmd:params",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, _, attribute = target.partition(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="interviewsim")
+def cli() -> None:
+    """InterviewSim: measure how well language models simulate people from their interviews.
+
+    Each pipeline stage is a subcommand; `dvc repro` runs them in order (see dvc.yaml).
+    Exit codes: 0 success, 1 invalid input or configuration, 2 model provider failure,
+    3 leakage of held-out text detected.
+    """
+
+
+def main() -> None:
+    """Console entry point: library errors become a message and an exit code, not a traceback."""
+    try:
+        code = cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except InterviewSimError as exc:
+        problems = getattr(exc, "problems", None)
+        if problems:
+            click.echo(f"error: {len(problems)} problem(s):", err=True)
+            for problem in problems:
+                click.echo(f"  {problem}", err=True)
+        else:
+            click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)

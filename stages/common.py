@@ -1,0 +1,40 @@
+"""Options and helpers every stage command shares (one place, so stages stay thin)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from interviewsim.params import Params, load_params
+
+PREPARED_DIR = Path("data/artifacts/prepared")
+CONTEXT_DIR = Path("data/artifacts/context")
+GENERATED_DIR = Path("data/artifacts/generated")
+JUDGED_DIR = Path("data/artifacts/judged")
+MCQ_DIR = Path("data/artifacts/mcq")
+REPORT_DIR = Path("data/artifacts/report")
+
+params_option = click.option(
+    "--params",
+    "params_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("params.yaml"),
+    show_default=True,
+    help="Experiment parameters (validated before anything runs).",
+)
+
+
+def read_params(params_path: Path) -> Params:
+    """Load params.yaml; invalid params raise ConfigError (exit 1) naming every key path."""
+    return load_params(params_path)
+
+
+def progress_enabled() -> bool:
+    """Progress bars on an interactive terminal, unless INTERVIEWSIM_PROGRESS=0."""
+    flag = os.environ.get("INTERVIEWSIM_PROGRESS")
+    if flag is not None:
+        return flag not in ("0", "false", "no")
+    return sys.stderr.isatty()
