@@ -1,0 +1,83 @@
+"""IDF-weighted term coverage: how much of a claim's content is attested in a piece of evidence.
+
+The deterministic check behind "the model proposes, code verifies": an MCQ atomic answer must be
+attested in its source response, a prep requirement in its evidence, a generated claim in a
+personality's earlier answers. ``coverage = sum(w(t) for t in claim & evidence) / sum(w(t) for t
+in claim)`` with ``w(t) = log(1 + N / (1 + df(t)))`` over a reference collection of N texts.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*")
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    i'm i've i'd i'll it's that's there's don't didn't doesn't isn't wasn't can't won't""".split()
+)
+
+
+def terms(text: str) -> frozenset[str]:
+    """Content terms: lowercased words without stopwords or one-character tokens.
+
+    A compound (``follow-up``, ``o'brien``) counts whole and by its parts, so either spelling
+    in the evidence attests it.
+    """
+    found: set[str] = set()
+    for token in _TOKEN.findall(text.lower()):
+        parts = re.split(r"['\-]", token)
+        for term in (token, *parts) if len(parts) > 1 else (token,):
+            if len(term) > 1 and term not in STOPWORDS:
+                found.add(term)
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class DocumentFrequencies:
+    """How many texts of a reference collection contain each term."""
+
+    n_docs: int
+    df: dict[str, int]
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> DocumentFrequencies:
+        counts: Counter[str] = Counter()
+        n = 0
+        for text in texts:
+            counts.update(terms(text))
+            n += 1
+        return cls(n_docs=n, df=dict(counts))
+
+    def weight(self, term: str) -> float:
+        return math.log(1 + self.n_docs / (1 + self.df.get(term, 0)))
+
+
+@dataclass(frozen=True)
+class Coverage:
+    score: float
+    """Weighted share of the claim's terms found in the evidence, 0 to 1."""
+    matched: tuple[str, ...]
+    """Claim terms present in the evidence, sorted."""
+    claim_terms: tuple[str, ...]
+    """All content terms of the claim, sorted."""
+
+
+def coverage(claim: str, evidence: str, frequencies: DocumentFrequencies) -> Coverage:
+    """Score how much of ``claim`` is attested in ``evidence`` (0 when the claim has no terms)."""
+    claim_terms = terms(claim)
+    matched = claim_terms & terms(evidence)
+    total = sum(frequencies.weight(t) for t in claim_terms)
+    score = sum(frequencies.weight(t) for t in matched) / total if total else 0.0
+    return Coverage(score=score, matched=tuple(sorted(matched)),
+                    claim_terms=tuple(sorted(claim_terms)))
