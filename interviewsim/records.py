@@ -14,7 +14,11 @@ from interviewsim.llm.types import ChatRequest, ChatResult
 
 
 class CallRecord(BaseModel):
-    """What is needed to audit one model call: which model, which cache entry, what it said."""
+    """What is needed to audit one model call: which model, which cache entry, what it said.
+
+    Whether it came from the cache is deliberately absent: artifacts must be byte-identical
+    whether the calls were made now or replayed (cache hits are counted in stage summaries).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -22,7 +26,6 @@ class CallRecord(BaseModel):
     cache_key: str
     sample_index: int
     raw: str
-    cached: bool
     prompt_tokens: int
     completion_tokens: int
     finish_reason: str | None = None
@@ -34,7 +37,6 @@ class CallRecord(BaseModel):
             cache_key=result.cache_key,
             sample_index=request.sample_index,
             raw=result.text,
-            cached=result.cached,
             prompt_tokens=result.usage.prompt_tokens,
             completion_tokens=result.usage.completion_tokens,
             finish_reason=result.finish_reason,

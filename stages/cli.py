@@ -16,6 +16,8 @@ from interviewsim.errors import InterviewSimError
 # command name -> "module:attribute". One line per stage module; keep it sorted by pipeline order.
 COMMANDS: dict[str, str] = {
     "prepare": "stages.prepare:prepare",
+    "select-context": "stages.select_context:select_context_cmd",
+    "generate": "stages.generate:generate",
     "params": "stages.params_cmd:params",
 }
 
