@@ -13,9 +13,11 @@ from interviewsim.params import Params, load_params
 PREPARED_DIR = Path("data/artifacts/prepared")
 CONTEXT_DIR = Path("data/artifacts/context")
 GENERATED_DIR = Path("data/artifacts/generated")
+FACT_SUMMARY_DIR = Path("data/artifacts/fact_summary")
 JUDGED_DIR = Path("data/artifacts/judged")
-MCQ_DIR = Path("data/artifacts/mcq")
-REPORT_DIR = Path("data/artifacts/report")
+MCQ_ITEMS_DIR = Path("data/artifacts/mcq_items")
+MCQ_ANSWERS_DIR = Path("data/artifacts/mcq_answers")
+REPORTS_DIR = Path("reports")
 
 params_option = click.option(
     "--params",
