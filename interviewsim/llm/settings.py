@@ -47,6 +47,8 @@ class OpenAIProviderSettings(_Settings):
     """Attempts per request on 429, 5xx, timeouts and dropped connections."""
     backoff_max_s: float = Field(60.0, gt=0)
     """Upper bound of one backoff wait (a Retry-After header is honoured up to this)."""
+    backoff_initial_s: float = Field(1.0, gt=0)
+    """First backoff wait; it doubles per attempt (plus up to as much again of random jitter)."""
 
 
 class ScriptedProviderSettings(_Settings):

@@ -56,3 +56,16 @@ class ChatResult(BaseModel):
     cached: bool = False
     cache_key: str = ""
     model: str = ""
+
+
+class DryRunPlan(BaseModel):
+    """What a batch would cost, computed without calling the model (``--dry-run``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int
+    """Distinct requests not in the cache: the provider calls the batch would make."""
+    cache_hits: int
+    """Requests the cache would answer."""
+    est_prompt_tokens: int
+    """Estimated prompt tokens of those calls (4 characters a token plus per-message overhead)."""
