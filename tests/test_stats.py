@@ -1,0 +1,106 @@
+"""The paired sign-flip test and bootstrap intervals: exact where cheap, seeded, symmetric."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from interviewsim.metrics import MetricCell
+from interviewsim.stats import (
+    bootstrap_ci,
+    confidence_intervals,
+    holm_adjust,
+    pairwise_tests,
+    sign_flip_p_value,
+    significance_mark,
+)
+
+finite = st.floats(-1e3, 1e3, allow_nan=False)
+
+
+def cell(strategy: str, values: dict[str, float], metric: str = "m",
+         judge: str = "j") -> MetricCell:
+    return MetricCell(strategy=strategy, judge=judge, metric=metric,
+                      value=float(np.mean(list(values.values()))) if values else None,
+                      per_personality=values, personalities=len(values), n=len(values),
+                      invalid=0)
+
+
+def test_identical_strategies_give_p_equal_to_one():
+    assert sign_flip_p_value(np.zeros(12), 10_000, seed=1) == 1.0
+    assert sign_flip_p_value(np.zeros(20), 1_000, seed=1) == 1.0
+
+
+def test_a_large_consistent_difference_over_twelve_personalities_is_significant():
+    rng = np.random.default_rng(0)
+    diffs = 0.3 + rng.normal(0, 0.05, size=12)
+    p = sign_flip_p_value(diffs, 10_000, seed=1)
+    assert p < 0.01
+    assert p == 2 / 4096  # exact: only all-plus and all-minus are as extreme
+
+
+def test_exact_enumeration_matches_a_hand_count():
+    # d = (1, 2): sign sums 3, 1, -1, -3; |.| >= 3 for two of four labellings.
+    assert sign_flip_p_value([1.0, 2.0], 10_000, seed=0) == 0.5
+
+
+def test_sampled_p_values_are_reproducible_with_the_seed_and_vary_without_it():
+    diffs = np.random.default_rng(3).normal(0.1, 1.0, size=40)
+    first = sign_flip_p_value(diffs, 2_000, seed=7)
+    assert first == sign_flip_p_value(diffs, 2_000, seed=7)
+    assert {sign_flip_p_value(diffs, 2_000, seed=s) for s in range(5)} != {first}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(finite, min_size=0, max_size=24), st.integers(1, 3_000), st.integers(0, 2**32))
+def test_p_is_in_the_unit_interval_and_symmetric_in_argument_order(diffs, permutations, seed):
+    p = sign_flip_p_value(diffs, permutations, seed)
+    assert 0.0 < p <= 1.0
+    assert p == sign_flip_p_value([-d for d in diffs], permutations, seed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(finite, min_size=1, max_size=30), st.integers(0, 2**32))
+def test_the_bootstrap_interval_contains_the_mean(values, seed):
+    low, high = bootstrap_ci(values, 500, seed)
+    mean = float(np.mean(values))
+    slack = 1e-9 * max(1.0, max(abs(v) for v in values))
+    assert low - slack <= mean <= high + slack
+    assert bootstrap_ci(values, 500, seed) == (low, high)
+
+
+def test_a_cell_without_values_has_no_interval():
+    assert bootstrap_ci([], 100, 0) is None
+
+
+def test_pairwise_tests_cover_every_strategy_pair_in_configured_order_on_shared_personalities():
+    a = cell("no-context", {"P1": 0.1, "P2": 0.2, "P3": 0.3})
+    b = cell("retrieval", {"P1": 0.5, "P2": 0.6})
+    c = cell("hybrid", {"P1": 0.5, "P2": 0.6, "P3": 0.7})
+    cells = {x.key: x for x in (a, b, c)}
+    tests = pairwise_tests(cells, ["no-context", "retrieval", "hybrid"], 10_000, seed=1)
+    assert [(t.strategy_a, t.strategy_b, t.n_pairs) for t in tests] == [
+        ("no-context", "retrieval", 2), ("no-context", "hybrid", 3), ("retrieval", "hybrid", 2)]
+    assert tests[0].mean_diff == -0.4 and tests[0].exact
+    assert all(t.p_holm >= t.p_value for t in tests)
+
+
+def test_a_pair_without_shared_personalities_has_no_p_value():
+    cells = {x.key: x for x in (cell("a", {"P1": 1.0}), cell("b", {"P2": 1.0}))}
+    [test] = pairwise_tests(cells, ["a", "b"], 100, seed=0)
+    assert test.p_value is None and test.n_pairs == 0
+
+
+def test_holm_adjustment_is_monotone_and_capped_at_one():
+    assert holm_adjust([0.01, 0.04, 0.03, 0.5]) == [0.04, 0.09, 0.09, 0.5]
+    assert holm_adjust([0.6, 0.6]) == [1.0, 1.0]
+
+
+def test_confidence_intervals_are_seeded_per_cell():
+    cells = {x.key: x for x in (cell("a", {"P1": 0.0, "P2": 1.0, "P3": 0.5}),)}
+    assert confidence_intervals(cells, 300, 5) == confidence_intervals(cells, 300, 5)
+
+
+def test_significance_marks():
+    assert [significance_mark(p) for p in (0.001, 0.02, 0.2, None)] == ["**", "*", "", ""]
