@@ -21,17 +21,26 @@ from interviewsim.errors import InputError, Problem
 class _PairsDict(dict):
     """A dict that remembers which keys appeared more than once in its JSON object."""
 
-    duplicates: list[str]
+    duplicates: tuple[str, ...] = ()
 
 
-def _pairs_hook(pairs: list[tuple[str, Any]]) -> _PairsDict:
-    result = _PairsDict()
-    result.duplicates = []
-    for key, value in pairs:
-        if key in result and key not in result.duplicates:
-            result.duplicates.append(key)
-        result[key] = value
-    return result
+class _PairsHook:
+    """``object_pairs_hook`` that notes duplicate keys; paths are only computed if any exist."""
+
+    def __init__(self) -> None:
+        self.seen_duplicate = False
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict:
+        result = dict(pairs)
+        if len(result) == len(pairs):
+            return result
+        self.seen_duplicate = True
+        marked = _PairsDict(result)
+        counts: dict[str, int] = {}
+        for key, _ in pairs:
+            counts[key] = counts.get(key, 0) + 1
+        marked.duplicates = tuple(k for k, c in counts.items() if c > 1)
+        return marked
 
 
 def json_path(parts: Iterable[str | int]) -> str:
@@ -47,8 +56,8 @@ def json_path(parts: Iterable[str | int]) -> str:
 
 def _duplicate_key_problems(value: Any, file: str, loc: tuple = ()) -> list[Problem]:
     problems: list[Problem] = []
-    if isinstance(value, _PairsDict):
-        for key in value.duplicates:
+    if isinstance(value, dict):
+        for key in getattr(value, "duplicates", ()):
             problems.append(
                 Problem(file, json_path((*loc, key)), f"duplicate key {key!r} in one object")
             )
@@ -60,28 +69,20 @@ def _duplicate_key_problems(value: Any, file: str, loc: tuple = ()) -> list[Prob
     return problems
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def parse_json_strict(text: str, file: str = "<text>") -> Any:
     """Parse JSON text, rejecting syntax errors and duplicate keys with their location."""
     if not text.strip():
         raise InputError([Problem(file, "", "file is empty; expected a JSON document")])
+    hook = _PairsHook()
     try:
-        value = json.loads(text, object_pairs_hook=_pairs_hook)
+        value = json.loads(text, object_pairs_hook=hook)
     except json.JSONDecodeError as exc:
         raise InputError(
             [Problem(file, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
         ) from None
-    problems = _duplicate_key_problems(value, file)
-    if problems:
-        raise InputError(problems)
-    return _plain(value)
+    if hook.seen_duplicate:
+        raise InputError(_duplicate_key_problems(value, file))
+    return value
 
 
 def load_json_strict(path: str | Path) -> Any:
