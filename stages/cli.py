@@ -18,6 +18,8 @@ COMMANDS: dict[str, str] = {
     "prepare": "stages.prepare:prepare",
     "select-context": "stages.select_context:select_context_cmd",
     "generate": "stages.generate:generate",
+    "mcq-build": "stages.mcq_build:mcq_build",
+    "mcq-answer": "stages.mcq_answer:mcq_answer",
     "params": "stages.params_cmd:params",
 }
 

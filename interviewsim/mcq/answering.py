@@ -1,0 +1,106 @@
+"""Grouped MCQ answering: one prompt per held-out interview, strategy and answering model.
+
+The context follows the strategy exactly as in generation, with the contract's MCQ rule for
+retrieval and hybrid: every atomic question of the interview retrieves on its own and their
+ordered, de-duplicated union is the one shared context (hybrid appends the recent pairs after
+it). The leakage guard checks the selection and the rendered context: the questions and
+options legitimately quote held-out responses, the context never may.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from interviewsim.context import ContextSelection, RetrievalIndex, select_context
+from interviewsim.corpus import PersonalityData
+from interviewsim.generation import LeakageGuard, context_block
+from interviewsim.llm.hub import ModelClient
+from interviewsim.llm.types import Message
+from interviewsim.mcq.asking import Ask, ask_until_valid
+from interviewsim.mcq.models import McqItem
+from interviewsim.mcq.parsers import parse_grouped_answers
+from interviewsim.mcq.prompts import AnswerPrompt, answer_constraint
+from interviewsim.mcq.scoring import score_answer
+from interviewsim.params import ContextParams
+
+LINE_TOKENS = 6
+"""Completion tokens budgeted per answer line ("Q12: C" and a newline, generously)."""
+
+
+def interview_groups(person: PersonalityData,
+                     items: Sequence[McqItem]) -> list[tuple[str, list[McqItem]]]:
+    """Items grouped by held-out source interview, interviews and items in time order."""
+    by_qa = {item.qa_id: item for item in items}
+    groups = []
+    for interview_id, pairs in person.heldout_interviews():
+        group = [by_qa[p.qa_id] for p in pairs if p.qa_id in by_qa]
+        if group:
+            groups.append((interview_id, group))
+    return groups
+
+
+@dataclass(frozen=True)
+class GroupPrompt:
+    strategy: str
+    interview_id: str
+    selection: ContextSelection
+    prompt: AnswerPrompt
+
+
+def group_prompt(strategy: str, person: PersonalityData, interview_id: str,
+                 items: Sequence[McqItem], params: ContextParams, seed: int,
+                 index: RetrievalIndex | None, guard: LeakageGuard) -> GroupPrompt:
+    """The answering prompt of one interview's items under one strategy, leak-checked."""
+    selection = select_context(strategy, person, [item.question for item in items],
+                               params, seed, index)
+    guard.check_selection(selection)
+    context = context_block(selection, person.train_by_id())
+    guard.check_prompt([Message(role="user", content=context)],
+                       f"mcq {strategy}/{interview_id} context")
+    prompt = AnswerPrompt(person.personality_id, context, tuple(items))
+    return GroupPrompt(strategy, interview_id, selection, prompt)
+
+
+def answer_ask(group: GroupPrompt, client: ModelClient, min_tokens: int) -> Ask:
+    """The request of one group: a grammar when supported, room for every answer line."""
+    labels = group.prompt.labels()
+    constraint = answer_constraint(labels) if client.supports_grammar else None
+    return Ask(group.prompt.messages(), constraint,
+               max_tokens=max(min_tokens, LINE_TOKENS * len(labels) + 4))
+
+
+def answer_groups(client: ModelClient, answerer: str, groups: Sequence[GroupPrompt],
+                  max_attempts: int, desc: str) -> list[dict]:
+    """Ask, parse (with re-asks) and score every group; one audit record per group."""
+    asks = [answer_ask(g, client, client.settings.max_tokens) for g in groups]
+
+    def parse(i: int, text: str) -> list[str]:
+        return parse_grouped_answers(text, groups[i].prompt.labels())
+
+    outcomes = ask_until_valid(client, asks, parse, max_attempts, desc)
+    records = []
+    for group, outcome in zip(groups, outcomes, strict=True):
+        labels: Sequence[str | None] = outcome.value or [None] * len(group.prompt.items)
+        items = []
+        for number, (item, label) in enumerate(zip(group.prompt.items, labels, strict=True), 1):
+            score = score_answer(item, label)
+            items.append({"number": number, "item_id": item.item_id, "qa_id": item.qa_id,
+                          "selected_label": label, "selected_role": score.role,
+                          "outcome": score.outcome, "accuracy": score.accuracy,
+                          "reward": score.reward, "malformed": label is None})
+        records.append({
+            "personality_id": group.prompt.personality_id,
+            "strategy": group.strategy,
+            "answerer": answerer,
+            "interview_id": group.interview_id,
+            "context_pair_ids": list(group.selection.pair_ids),
+            "context_profile": group.selection.profile is not None,
+            "context_dropped_for_budget": group.selection.dropped_for_budget,
+            "malformed": outcome.value is None,
+            "parse_error": outcome.error,
+            "items": items,
+            "calls": [c.model_dump() for c in outcome.calls],
+        })
+    return records
+

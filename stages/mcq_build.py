@@ -1,0 +1,87 @@
+"""DVC stage ``mcq-build``: one gated, shuffled multiple-choice item per held-out pair."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from interviewsim.corpus import iter_personalities
+from interviewsim.jsonio import write_jsonl_atomic
+from interviewsim.llm import ModelHub
+from interviewsim.mcq.build import STATUSES, atomic_asks, build_personality
+from interviewsim.mcq.models import McqItem
+from interviewsim.stage_summary import write_summary
+from stages.common import MCQ_ITEMS_DIR, PREPARED_DIR, params_option, progress_enabled, read_params
+
+
+def _counts(counter: Counter[str]) -> dict[str, int]:
+    kept = counter["kept"]
+    return {
+        "pairs": sum(counter.values()),
+        "built": kept,
+        "dropped_by_gate": counter["dropped_by_gate"],
+        "dropped_invalid": counter["dropped_invalid_atomic"] + counter["dropped_invalid_mcq"],
+        **{status: counter[status] for status in STATUSES if status != "kept"},
+    }
+
+
+@click.command("mcq-build")
+@params_option
+@click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
+              show_default=True)
+@click.option("--out-dir", type=click.Path(path_type=Path), default=MCQ_ITEMS_DIR,
+              show_default=True)
+@click.option("--dry-run", is_flag=True,
+              help="Count the atomic-item calls and cache hits; call nothing (MCQ calls "
+                   "depend on the atomic outputs).")
+def mcq_build(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: bool) -> None:
+    """Build mcq.option_count-option MCQs from the held-out pairs with models.mcq_builder.
+
+    Per held-out pair: an atomic item (two tagged lines), the grounding gate (IDF coverage of
+    the atomic answer by its source response, at least mcq.grounding_threshold), an MCQ in the
+    contract's role order, and a seeded shuffle (mcq.shuffle_seed). Invalid outputs are re-asked
+    up to mcq.max_attempts; an item still invalid or below the gate is dropped and counted with
+    its reason. Writes atomic_items.jsonl (every pair, kept or dropped), mcqs.jsonl (kept
+    items) and summary.json (counts overall and per personality, model usage).
+    """
+    params = read_params(params_path)
+    hub = ModelHub(params)
+    client = hub.client(params.models.mcq_builder, label="mcq_builder")
+    if dry_run:
+        calls = hits = tokens = 0
+        for person in iter_personalities(prepared_dir):
+            plan = client.plan([a.request(client) for a in
+                                atomic_asks(person, client.supports_grammar)])
+            calls, hits = calls + plan.calls, hits + plan.cache_hits
+            tokens += plan.est_prompt_tokens
+        click.echo(f"mcq-build (dry run): {calls} atomic-item calls, {hits} already cached, "
+                   f"~{tokens} prompt tokens; then up to one MCQ call per item that passes")
+        return
+    totals: Counter[str] = Counter()
+    per_person: dict[str, dict[str, int]] = {}
+    items: list[McqItem] = []
+
+    def records():
+        people = tqdm(iter_personalities(prepared_dir), desc="mcq-build", unit="personality",
+                      disable=not progress_enabled())
+        for person in people:
+            built = build_personality(person, client, params.mcq)
+            counts = built.counts()
+            totals.update(counts)
+            per_person[person.personality_id] = _counts(counts)
+            items.extend(built.items)
+            for record in built.records:
+                yield record.model_dump(mode="json")
+
+    write_jsonl_atomic(out_dir / "atomic_items.jsonl", records())
+    write_jsonl_atomic(out_dir / "mcqs.jsonl", (i.model_dump(mode="json") for i in items))
+    summary = {"option_count": params.mcq.option_count, **_counts(totals),
+               "by_personality": per_person}
+    write_summary(out_dir / "summary.json", summary, hub.usage())
+    c = _counts(totals)
+    click.echo(f"mcq-build: {c['built']} items built from {c['pairs']} held-out pairs; "
+               f"dropped {c['dropped_by_gate']} by the grounding gate, {c['dropped_invalid']} "
+               f"invalid -> {out_dir}")
