@@ -1,0 +1,26 @@
+"""The model seam: providers (OpenAI-compatible, embedded llama.cpp, scripted) behind one
+interface, with an exact response cache, bounded retries, concurrency and usage accounting.
+
+Stages use :class:`ModelHub` and :class:`ModelClient`; see :mod:`interviewsim.llm.hub`.
+"""
+
+from interviewsim.llm.hub import ModelClient, ModelHub
+from interviewsim.llm.types import (
+    ChatRequest,
+    ChatResult,
+    DryRunPlan,
+    Message,
+    OutputConstraint,
+    Usage,
+)
+
+__all__ = [
+    "ChatRequest",
+    "ChatResult",
+    "DryRunPlan",
+    "Message",
+    "ModelClient",
+    "ModelHub",
+    "OutputConstraint",
+    "Usage",
+]

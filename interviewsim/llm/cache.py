@@ -1,0 +1,88 @@
+"""The content-addressed response cache that sits in front of every provider.
+
+A key is the SHA-256 of the canonical JSON of everything that determines an answer: the
+provider's identity (kind, base URL, model — for a GGUF file its content hash, not its path),
+the messages, the output constraint, temperature, seed, max tokens and sample index. Nothing
+else enters it: not the API key, not timeouts, not concurrency, so changing those never
+invalidates a response. Errors are never stored; any text is, parseable or not, because it is
+the model's answer. Storage is :class:`~interviewsim.llm.kvstore.SqliteStore`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from interviewsim.jsonio import canonical_json, sha256_hex
+from interviewsim.llm.kvstore import SqliteStore
+from interviewsim.llm.types import ChatRequest, ChatResult
+
+CACHE_FORMAT = 1
+"""Bumped when the key recipe or the stored value changes meaning, so old entries stop matching."""
+
+_STORED_FIELDS = {"text", "finish_reason", "usage", "latency_s", "model"}
+
+
+def cache_key(identity: Mapping[str, str], request: ChatRequest) -> str:
+    """The key of one request sent to the provider described by ``identity``."""
+    payload = {
+        "format": CACHE_FORMAT,
+        "identity": dict(identity),
+        "messages": [[m.role, m.content] for m in request.messages],
+        "constraint": request.constraint.model_dump() if request.constraint else None,
+        "temperature": float(request.temperature),
+        "seed": request.seed,
+        "max_tokens": request.max_tokens,
+        "sample_index": request.sample_index,
+    }
+    return sha256_hex(canonical_json(payload))
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What ``interviewsim cache stats`` reports."""
+
+    entries: int
+    size_bytes: int
+    per_model: dict[str, dict[str, int]]
+    """``{"provider/model": {"hits": n, "misses": m}}`` accumulated over every run."""
+
+
+class ResponseCache:
+    """Maps cache keys to :class:`ChatResult` values, and counts hits and misses per model."""
+
+    def __init__(self, path: str | Path):
+        self.store = SqliteStore(path)
+
+    @staticmethod
+    def _load(key: str, value: str | bytes) -> ChatResult:
+        result = ChatResult.model_validate_json(value)
+        return result.model_copy(update={"cached": True, "cache_key": key})
+
+    def lookup(self, keys: Sequence[str]) -> dict[str, ChatResult]:
+        """Stored results for the keys that have one, marked ``cached``."""
+        return {key: self._load(key, value) for key, value in self.store.get_many(keys).items()}
+
+    def contains(self, keys: Sequence[str]) -> set[str]:
+        return self.store.contains_many(keys)
+
+    def store_results(self, results: Mapping[str, ChatResult]) -> dict[str, ChatResult]:
+        """Store fresh results durably; returns the stored result for any key another process
+        stored first, which the caller should use instead of its own (first writer wins)."""
+        values = {
+            key: canonical_json(result.model_dump(mode="json", include=_STORED_FIELDS))
+            for key, result in results.items()
+        }
+        winners = self.store.put_many(values)
+        return {key: self._load(key, value) for key, value in winners.items()}
+
+    def record(self, model: str, hits: int, misses: int) -> None:
+        """Add one batch's hits and misses to the per-model counters."""
+        self.store.add_counts({(model, "hits"): hits, (model, "misses"): misses})
+
+    def stats(self) -> CacheStats:
+        return CacheStats(len(self.store), self.store.size_bytes(), self.store.counts())
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,154 @@
+"""A durable key-value store in one SQLite file, shared safely by threads and processes.
+
+It knows nothing about models (the HELM split: :mod:`interviewsim.llm.cache` decides what a key
+means, this module only keeps bytes). WAL mode lets readers proceed while one writer commits;
+``synchronous=FULL`` makes a committed write survive a crash of the process or the machine.
+Writes are grouped by the caller into one transaction per batch, so durability costs one fsync
+per batch rather than one per entry. The first writer of a key wins: a later ``put_many`` of the
+same key keeps the stored value and hands it back, so concurrent processes agree on every answer.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+Value = str | bytes
+
+_CHUNK = 500  # keys per SQL statement, well under SQLite's bound-parameter limit
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS counters (
+    name TEXT NOT NULL, field TEXT NOT NULL, value INTEGER NOT NULL,
+    PRIMARY KEY (name, field)
+) WITHOUT ROWID;
+"""
+
+
+def _chunks(items: Sequence, size: int = _CHUNK) -> Iterator[Sequence]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+class SqliteStore:
+    """Keys (text) to values (text or bytes, returned as stored), plus named integer counters.
+
+    The file and its folder are created on first use, not on construction, so building a store
+    for a dry run or a ``--help`` touches nothing on disk.
+    """
+
+    def __init__(self, path: str | Path, timeout_s: float = 60.0):
+        self.path = Path(path)
+        self._timeout_s = timeout_s
+        self._connection: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._connection is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(
+                self.path, timeout=self._timeout_s, isolation_level=None, check_same_thread=False
+            )
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=FULL")
+            connection.executescript(_SCHEMA)
+            self._connection = connection
+        return self._connection
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """An IMMEDIATE transaction: the write lock comes first, so check-then-insert is atomic."""
+        with self._lock:
+            connection = self._connect()
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+
+    def _select(self, connection: sqlite3.Connection, keys: Sequence[str]) -> dict[str, Value]:
+        found: dict[str, Value] = {}
+        for chunk in _chunks(list(dict.fromkeys(keys))):
+            marks = ",".join("?" * len(chunk))
+            rows = connection.execute(
+                f"SELECT key, value FROM entries WHERE key IN ({marks})", chunk
+            )
+            found.update(rows)
+        return found
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, Value]:
+        """The stored value of each key that has one; missing keys are simply absent."""
+        if not keys:
+            return {}
+        with self._lock:
+            return self._select(self._connect(), keys)
+
+    def contains_many(self, keys: Sequence[str]) -> set[str]:
+        """Which of the keys are stored, without reading their values."""
+        present: set[str] = set()
+        with self._lock:
+            connection = self._connect()
+            for chunk in _chunks(list(dict.fromkeys(keys))):
+                marks = ",".join("?" * len(chunk))
+                rows = connection.execute(f"SELECT key FROM entries WHERE key IN ({marks})", chunk)
+                present.update(key for (key,) in rows)
+        return present
+
+    def put_many(self, items: Mapping[str, Value]) -> dict[str, Value]:
+        """Store new entries in one durable transaction.
+
+        Returns the values already stored for keys that another writer stored first; those keys
+        keep their old value, so every process reads the same answer for a key.
+        """
+        if not items:
+            return {}
+        with self._transaction() as connection:
+            existing = self._select(connection, list(items))
+            connection.executemany(
+                "INSERT INTO entries (key, value) VALUES (?, ?)",
+                [(key, value) for key, value in items.items() if key not in existing],
+            )
+        return existing
+
+    def add_counts(self, counts: Mapping[tuple[str, str], int]) -> None:
+        """Add to named counters ``(name, field)`` in one transaction (e.g. per-model hits)."""
+        if not counts:
+            return
+        with self._transaction() as connection:
+            connection.executemany(
+                "INSERT INTO counters (name, field, value) VALUES (?, ?, ?) "
+                "ON CONFLICT (name, field) DO UPDATE SET value = value + excluded.value",
+                [(name, field, value) for (name, field), value in counts.items()],
+            )
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Every counter, as ``{name: {field: value}}``."""
+        with self._lock:
+            rows: Iterable[tuple[str, str, int]] = self._connect().execute(
+                "SELECT name, field, value FROM counters ORDER BY name, field"
+            )
+            table: dict[str, dict[str, int]] = {}
+            for name, field, value in rows:
+                table.setdefault(name, {})[field] = value
+        return table
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._connect().execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+
+    def size_bytes(self) -> int:
+        """Bytes on disk: the database plus its write-ahead log and shared-memory index."""
+        parts = [self.path, *(self.path.with_name(self.path.name + s) for s in ("-wal", "-shm"))]
+        return sum(part.stat().st_size for part in parts if part.exists())
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None

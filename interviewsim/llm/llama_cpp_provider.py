@@ -1,0 +1,189 @@
+"""The embedded default: a GGUF model run in-process by llama.cpp (``llama-cpp-python``).
+
+One ``Llama`` per model file and context settings per process, loaded on the first call and
+driven by one worker thread (llama.cpp contexts are not thread-safe), so the hub's single async
+code path serves it like a remote endpoint with a concurrency of one.
+
+The chat prompt is rendered with the GGUF's own chat template and tokenized here, which gives the
+exact prompt size for the context-window check before any evaluation. Constraints become
+grammars the way llama-cpp-python's ``response_format={"type": "json_object", "schema": ...}``
+builds them (``LlamaGrammar.from_json_schema``); a GBNF constraint is used as given. llama.cpp
+ignores integer ``minimum``/``maximum`` in schemas: express bounded integers as ``enum``.
+
+Prefix reuse: llama-cpp-python keeps the KV cache of the previous prompt and re-evaluates only
+the tokens after the longest common prefix, so consecutive prompts that share a long prefix
+(same instruction and context, different question) skip most of the prompt evaluation. With
+``prefix_cache: false`` the state is reset before every call (used to measure the difference).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from interviewsim.errors import ProviderError
+from interviewsim.llm.gguf import content_hash, resolve_model_path
+from interviewsim.llm.provider import Provider, sampling_seed
+from interviewsim.llm.settings import LlamaCppProviderSettings
+from interviewsim.llm.types import ChatRequest, ChatResult, OutputConstraint, Usage
+
+
+class LoadedModel:
+    """A loaded ``Llama``, its chat template, and the one thread allowed to use it."""
+
+    def __init__(self, path: Path, settings: LlamaCppProviderSettings):
+        from llama_cpp import Llama
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        self.llama = Llama(
+            model_path=str(path),
+            n_ctx=settings.n_ctx,
+            n_threads=settings.n_threads,
+            n_batch=settings.n_batch,
+            verbose=False,
+        )
+        template = self.llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ProviderError(f"GGUF {path} has no chat template (tokenizer.chat_template)")
+        eos_id = self.llama.token_eos()
+        self.eos_id = eos_id
+        self.formatter = Jinja2ChatFormatter(
+            template=template,
+            eos_token=self.llama._model.token_get_text(eos_id),
+            bos_token=self.llama._model.token_get_text(self.llama.token_bos()),
+            stop_token_ids=[eos_id],
+        )
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama-cpp")
+
+    def prompt_tokens(self, request: ChatRequest) -> tuple[list[int], list[str]]:
+        """The request rendered with the model's chat template, as tokens, and its stop strings."""
+        rendered = self.formatter(
+            messages=[{"role": m.role, "content": m.content} for m in request.messages]
+        )
+        tokens = self.llama.tokenize(
+            rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True
+        )
+        stop = rendered.stop if isinstance(rendered.stop, list) else [rendered.stop]
+        return tokens, [s for s in stop if s]
+
+
+_MODELS: dict[tuple[Any, ...], LoadedModel] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def load_model(path: Path, settings: LlamaCppProviderSettings) -> LoadedModel:
+    """The process-wide model for this file and context settings, loaded on first use."""
+    key = (str(path.resolve()), settings.n_ctx, settings.n_threads, settings.n_batch)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = LoadedModel(path, settings)
+        return _MODELS[key]
+
+
+@lru_cache(maxsize=64)
+def _grammar(kind: str, text: str) -> Any:
+    from llama_cpp import LlamaGrammar
+
+    if kind == "json_schema":
+        return LlamaGrammar.from_json_schema(text, verbose=False)
+    return LlamaGrammar.from_string(text, verbose=False)
+
+
+def grammar_for(constraint: OutputConstraint | None) -> Any:
+    """The llama.cpp grammar that enforces a constraint, or None."""
+    if constraint is None:
+        return None
+    if constraint.kind == "json_schema" and constraint.json_schema is not None:
+        return _grammar("json_schema", json.dumps(constraint.json_schema, sort_keys=True))
+    if constraint.kind == "grammar" and constraint.grammar:
+        return _grammar("grammar", constraint.grammar)
+    return None
+
+
+class LlamaCppProvider(Provider):
+    """Runs chat completions on an embedded GGUF model, one at a time."""
+
+    kind = "llama_cpp"
+    max_concurrency = 1
+    supports_json_schema = True
+    supports_grammar = True
+
+    def __init__(self, settings: LlamaCppProviderSettings, name: str, cache_dir: str):
+        self.settings = settings
+        self.name = name
+        self._sidecar = Path(cache_dir) / "gguf-hashes.json"
+        self._path: Path | None = None
+        self._hash: str | None = None
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            self._path = resolve_model_path(self.settings.model_path, self.name)
+        return self._path
+
+    def check(self) -> None:
+        _ = self.path
+
+    def identity(self, model: str) -> dict[str, str]:
+        if self._hash is None:
+            self._hash = content_hash(self.path, self._sidecar)
+        return {"kind": self.kind, "model": self._hash}
+
+    def model(self) -> LoadedModel:
+        return load_model(self.path, self.settings)
+
+    def _check_size(self, prompt_tokens: int, request: ChatRequest) -> None:
+        total = prompt_tokens + request.max_tokens
+        if total > self.settings.n_ctx:
+            raise ProviderError(
+                f"provider {self.name!r}: prompt of {prompt_tokens} tokens + max_tokens "
+                f"{request.max_tokens} = {total} exceeds n_ctx {self.settings.n_ctx}; raise "
+                f"providers.{self.name}.n_ctx or shorten the prompt"
+            )
+
+    def validate(self, model: str, requests: list[ChatRequest]) -> None:
+        loaded = self.model()
+        for request in requests:
+            self._check_size(len(loaded.prompt_tokens(request)[0]), request)
+
+    def _complete_sync(self, loaded: LoadedModel, request: ChatRequest) -> dict[str, Any]:
+        tokens, stop = loaded.prompt_tokens(request)
+        self._check_size(len(tokens), request)
+        if not self.settings.prefix_cache:
+            loaded.llama.reset()
+        return loaded.llama.create_completion(
+            prompt=tokens,
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            seed=sampling_seed(request),
+            stop=stop,
+            grammar=grammar_for(request.constraint),
+        )
+
+    async def complete(self, model: str, request: ChatRequest) -> ChatResult:
+        loaded = self.model()
+        start = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        try:
+            output = await loop.run_in_executor(
+                loaded.executor, self._complete_sync, loaded, request
+            )
+        except ValueError as exc:  # llama-cpp-python reports bad grammars and sizes this way
+            raise ProviderError(f"provider {self.name!r}: llama.cpp rejected the call: {exc}"
+                                ) from exc
+        choice = output["choices"][0]
+        usage = output["usage"]
+        return ChatResult(
+            text=choice["text"],
+            finish_reason=choice["finish_reason"],
+            usage=Usage(prompt_tokens=usage["prompt_tokens"],
+                        completion_tokens=usage["completion_tokens"]),
+            latency_s=time.perf_counter() - start,
+            model=model,
+        )

@@ -1,0 +1,300 @@
+"""A programmable OpenAI-compatible HTTP server on 127.0.0.1, for tests and benchmarks.
+
+It serves ``POST /v1/chat/completions`` and ``POST /v1/embeddings`` with deterministic answers
+after a fixed latency, and injects queued faults: 429 with Retry-After, any 5xx, a read timeout
+(it sleeps past the client's timeout), a dropped connection, a malformed JSON body, an empty
+``choices`` list, and ``finish_reason: length``. Each queued fault is used by one request (the
+first whose body contains its ``match`` text, when given). It counts requests per path and keeps
+the last bodies it received. It is bounded: an ephemeral loopback port, a request-body limit,
+a capped request log, and a lifetime after which it stops by itself.
+
+In-process (tests)::
+
+    with MockOpenAI(latency_s=0.0) as server:
+        server.enqueue(Fault.rate_limit(retry_after=0.2), Fault.http(500))
+        ... OpenAI(base_url=server.base_url) ...
+        assert server.count("/v1/chat/completions") == 3
+
+As a separate process (benchmarks, so the server does not share the client's GIL)::
+
+    python tests/mock_openai.py --latency 0.1   # prints the base URL, serves until stdin closes
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import sys
+import threading
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+FaultKind = Literal["status", "timeout", "drop", "malformed", "empty_choices", "length"]
+_REASONS = {200: "OK", 404: "Not Found", 413: "Payload Too Large", 429: "Too Many Requests",
+            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One injected misbehaviour, consumed by one request."""
+
+    kind: FaultKind
+    status: int = 500
+    retry_after: float | None = None
+    sleep_s: float = 0.0
+    match: str | None = None
+
+    @classmethod
+    def rate_limit(cls, retry_after: float | None = 1.0, match: str | None = None) -> Fault:
+        return cls("status", status=429, retry_after=retry_after, match=match)
+
+    @classmethod
+    def http(cls, status: int = 500, retry_after: float | None = None,
+             match: str | None = None) -> Fault:
+        """An error status (500, 502, 503, 400, ...), optionally with Retry-After."""
+        return cls("status", status=status, retry_after=retry_after, match=match)
+
+    @classmethod
+    def timeout(cls, sleep_s: float = 5.0, match: str | None = None) -> Fault:
+        return cls("timeout", sleep_s=sleep_s, match=match)
+
+    @classmethod
+    def drop(cls, match: str | None = None) -> Fault:
+        return cls("drop", match=match)
+
+    @classmethod
+    def malformed(cls, match: str | None = None) -> Fault:
+        return cls("malformed", match=match)
+
+    @classmethod
+    def empty_choices(cls, match: str | None = None) -> Fault:
+        return cls("empty_choices", match=match)
+
+    @classmethod
+    def length(cls, match: str | None = None) -> Fault:
+        return cls("length", match=match)
+
+
+def echo(body: dict[str, Any]) -> str:
+    """Default answer: ``echo: `` and the last user message."""
+    users = [m.get("content", "") for m in body.get("messages", []) if m.get("role") == "user"]
+    return f"echo: {users[-1] if users else ''}"
+
+
+def fake_embedding(text: str, dims: int = 16) -> list[float]:
+    """A deterministic unit-free vector derived from the text's hash."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return [(digest[i % len(digest)] - 127.5) / 127.5 for i in range(dims)]
+
+
+class MockOpenAI:
+    """The server; start with ``with`` or :meth:`start`, stop with :meth:`stop`."""
+
+    def __init__(self, latency_s: float = 0.0, responder: Callable[[dict], str] = echo,
+                 max_body_bytes: int = 4 << 20, log_size: int = 1000,
+                 lifetime_s: float = 900.0):
+        self.latency_s = latency_s
+        self.responder = responder
+        self.max_body_bytes = max_body_bytes
+        self.lifetime_s = lifetime_s
+        self.bodies: deque[dict[str, Any]] = deque(maxlen=log_size)
+        self.faults_used: Counter[str] = Counter()
+        self._counts: Counter[str] = Counter()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._faults: list[Fault] = []
+        self._lock = threading.Lock()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task] = set()
+        self.port = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def enqueue(self, *faults: Fault) -> None:
+        with self._lock:
+            self._faults.extend(faults)
+
+    def count(self, path: str | None = None) -> int:
+        """Requests received, on one path or on all."""
+        with self._lock:
+            return self._counts[path] if path else sum(self._counts.values())
+
+    def pending_faults(self) -> int:
+        with self._lock:
+            return len(self._faults)
+
+    def _take_fault(self, raw_body: bytes) -> Fault | None:
+        text = raw_body.decode("utf-8", "replace")
+        with self._lock:
+            for index, fault in enumerate(self._faults):
+                if fault.match is None or fault.match in text:
+                    return self._faults.pop(index)
+        return None
+
+    def start(self) -> MockOpenAI:
+        self._thread.start()
+        self._server = asyncio.run_coroutine_threadsafe(
+            asyncio.start_server(self._serve, "127.0.0.1", 0), self._loop
+        ).result()
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._loop.call_soon_threadsafe(self._loop.call_later, self.lifetime_s, self._shutdown)
+        return self
+
+    def _shutdown(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for task in self._connections:
+            task.cancel()
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._shutdown)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+        self._loop.close()
+
+    def __enter__(self) -> MockOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            while await self._one_request(reader, writer):
+                pass
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self._connections.discard(task)
+            writer.close()
+
+    async def _one_request(self, reader: asyncio.StreamReader,
+                           writer: asyncio.StreamWriter) -> bool:
+        """Serve one request on a keep-alive connection; False when the connection should end."""
+        head = await reader.readuntil(b"\r\n\r\n")
+        request_line, *header_lines = head.decode("latin-1").split("\r\n")
+        parts = request_line.split(" ")
+        path = parts[1].split("?")[0] if len(parts) > 1 else ""
+        headers = {}
+        for line in header_lines:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0"))
+        if length > self.max_body_bytes:
+            await self._send(writer, 413, {"error": {"message": "body too large"}}, close=True)
+            return False
+        raw = await reader.readexactly(length)
+        with self._lock:
+            self._counts[path] += 1
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._respond(writer, path, headers, raw)
+        finally:
+            self.in_flight -= 1
+
+    async def _respond(self, writer: asyncio.StreamWriter, path: str, headers: dict[str, str],
+                       raw: bytes) -> bool:
+        fault = self._take_fault(raw)
+        if fault is not None:
+            self.faults_used[fault.kind if fault.kind != "status" else str(fault.status)] += 1
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            await self._send(writer, 400, {"error": {"message": "body is not JSON"}})
+            return True
+        self.bodies.append(body)
+        if fault is not None and fault.kind == "timeout":
+            await asyncio.sleep(fault.sleep_s)
+            return False
+        if fault is not None and fault.kind == "drop":
+            writer.transport.abort()
+            return False
+        if fault is not None and fault.kind == "status":
+            extra = {} if fault.retry_after is None else {"Retry-After": f"{fault.retry_after:g}"}
+            error = {"error": {"message": f"injected {fault.status}", "type": "mock"}}
+            await self._send(writer, fault.status, error, extra)
+            return True
+        if fault is not None and fault.kind == "malformed":
+            await self._send_raw(writer, 200, b'{"id": "chatcmpl-broken", "choices": [', {})
+            return True
+        if path == "/v1/chat/completions":
+            payload = self._chat(body, fault)
+        elif path == "/v1/embeddings":
+            payload = self._embeddings(body)
+        else:
+            await self._send(writer, 404, {"error": {"message": f"no route {path}"}})
+            return True
+        await self._send(writer, 200, payload)
+        return headers.get("connection", "").lower() != "close"
+
+    def _chat(self, body: dict[str, Any], fault: Fault | None) -> dict[str, Any]:
+        text = self.responder(body)
+        finish = "stop"
+        if fault is not None and fault.kind == "length":
+            text, finish = text[: max(1, len(text) // 2)], "length"
+        prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+        choices = [] if fault is not None and fault.kind == "empty_choices" else [
+            {"index": 0, "message": {"role": "assistant", "content": text},
+             "finish_reason": finish, "logprobs": None}
+        ]
+        usage = {"prompt_tokens": prompt_chars // 4 + 1, "completion_tokens": len(text) // 4 + 1}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return {"id": "chatcmpl-mock", "object": "chat.completion", "created": 0,
+                "model": body.get("model", "mock"), "choices": choices, "usage": usage}
+
+    @staticmethod
+    def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
+        texts = body.get("input", [])
+        texts = [texts] if isinstance(texts, str) else texts
+        data = [{"object": "embedding", "index": i, "embedding": fake_embedding(str(t))}
+                for i, t in enumerate(texts)]
+        tokens = sum(len(str(t)) // 4 + 1 for t in texts)
+        return {"object": "list", "data": data, "model": body.get("model", "mock"),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+    async def _send(self, writer: asyncio.StreamWriter, status: int, payload: dict[str, Any],
+                    extra_headers: dict[str, str] | None = None, close: bool = False) -> None:
+        headers = dict(extra_headers or {})
+        if close:
+            headers["Connection"] = "close"
+        await self._send_raw(writer, status, json.dumps(payload).encode("utf-8"), headers)
+
+    @staticmethod
+    async def _send_raw(writer: asyncio.StreamWriter, status: int, data: bytes,
+                        headers: dict[str, str]) -> None:
+        lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+                 "Content-Type: application/json", f"Content-Length: {len(data)}",
+                 *(f"{name}: {value}" for name, value in headers.items())]
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data)
+        await writer.drain()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--lifetime", type=float, default=900.0, help="seconds until it stops")
+    args = parser.parse_args()
+    stdin_closed = threading.Event()
+    with MockOpenAI(latency_s=args.latency, lifetime_s=args.lifetime) as server:
+        print(server.base_url, flush=True)
+        threading.Thread(target=lambda: (sys.stdin.read(), stdin_closed.set()), daemon=True).start()
+        stdin_closed.wait(args.lifetime)  # serve until the parent closes our stdin, or time is up
+
+
+if __name__ == "__main__":
+    main()
