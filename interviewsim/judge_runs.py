@@ -1,0 +1,125 @@
+"""Asking a judge until its output passes the parser, and recording every attempt.
+
+A judge call is only as good as its contract, so each output goes through a strict parser; a
+rejected one is asked again with a new sample index (a new cache key and sampling seed), up to a
+fixed number of attempts. What comes back is an :class:`Outcome` that keeps every raw output and
+either the parsed value or the last parse error: an invalid judgment is kept and counted,
+never scored and never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from interviewsim.errors import ParseError
+from interviewsim.llm.types import ChatRequest, ChatResult, DryRunPlan, Message, OutputConstraint
+from interviewsim.records import CallRecord
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class JudgeClient(Protocol):
+    """The part of the model client a judge needs (``interviewsim.llm.ModelClient``)."""
+
+    supports_json_schema: bool
+    supports_grammar: bool
+
+    def request(self, messages: Sequence[Message], constraint: OutputConstraint | None = None,
+                sample_index: int = 0, temperature: float | None = None,
+                max_tokens: int | None = None) -> ChatRequest: ...
+
+    def complete_many(self, requests: Sequence[ChatRequest], desc: str = ...
+                      ) -> list[ChatResult]: ...
+
+    def plan(self, requests: Sequence[ChatRequest]) -> DryRunPlan: ...
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One judgment to obtain. Attempt ``a`` uses sample index ``first_index + a * stride``,
+    so repeated runs of one prompt (PS) and their re-asks never share an index."""
+
+    messages: list[Message]
+    first_index: int = 0
+    stride: int = 1
+
+    def sample_index(self, attempt: int) -> int:
+        return self.first_index + attempt * self.stride
+
+
+@dataclass
+class Outcome(Generic[T]):
+    """Every call made for one judgment, and the parsed value or the reason it is invalid."""
+
+    calls: list[CallRecord] = field(default_factory=list)
+    value: T | None = None
+    error: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.value is not None
+
+    @classmethod
+    def invalid(cls, reason: str) -> Outcome[T]:
+        """A judgment that could not be asked at all (its input was invalid)."""
+        return cls(error=reason)
+
+    def record(self) -> dict[str, Any]:
+        """The audit fields every judgment artifact carries."""
+        return {
+            "valid": self.valid,
+            "parsed": None if self.value is None else self.value.model_dump(),
+            "error": self.error,
+            "calls": [call.model_dump() for call in self.calls],
+        }
+
+
+@dataclass(frozen=True)
+class JudgeTask(Generic[T]):
+    """How to ask for one kind of judgment: parser, constraint, temperature."""
+
+    parse: Callable[[str], T]
+    constraint: OutputConstraint | None
+    temperature: float | None = None
+
+    def usable_constraint(self, client: JudgeClient) -> OutputConstraint | None:
+        """The constraint if the provider can enforce it; otherwise the prompt alone."""
+        if self.constraint is None:
+            return None
+        kind = self.constraint.kind
+        supported = (client.supports_json_schema if kind == "json_schema"
+                     else client.supports_grammar)
+        return self.constraint if supported else None
+
+    def request(self, client: JudgeClient, ask: Ask, attempt: int) -> ChatRequest:
+        return client.request(ask.messages, constraint=self.usable_constraint(client),
+                              sample_index=ask.sample_index(attempt),
+                              temperature=self.temperature)
+
+    def plan(self, client: JudgeClient, asks: Sequence[Ask]) -> DryRunPlan:
+        """Cost of the first attempts (re-asks depend on outputs not yet seen)."""
+        return client.plan([self.request(client, ask, 0) for ask in asks])
+
+    def run(self, client: JudgeClient, asks: Sequence[Ask], max_attempts: int,
+            desc: str) -> list[Outcome[T]]:
+        """One outcome per ask, in order; invalid outputs are re-asked as a batch."""
+        outcomes: list[Outcome[T]] = [Outcome() for _ in asks]
+        pending = list(range(len(asks)))
+        for attempt in range(max_attempts):
+            if not pending:
+                break
+            batch = [self.request(client, asks[i], attempt) for i in pending]
+            results = client.complete_many(batch, desc=desc)
+            for i, request, result in zip(pending, batch, results, strict=True):
+                outcome = outcomes[i]
+                outcome.calls.append(CallRecord.of(request, result))
+                try:
+                    outcome.value, outcome.error = self.parse(result.text), None
+                except ParseError as exc:
+                    outcome.error = str(exc)
+            pending = [i for i in pending if not outcomes[i].valid]
+        return outcomes
