@@ -28,8 +28,8 @@ _ANSWER_LINE = re.compile(r"Q(?P<index>[0-9]+): (?P<label>.*)")
 
 
 def _tagged_line(line: str, tag: str, which: str) -> str:
-    if not line.startswith(tag):
-        raise ParseError(f"{which} line must start with {tag.strip()!r}, got {line[:60]!r}")
+    if not (line.startswith(tag) or line == tag.rstrip()):
+        raise ParseError(f"{which} line must start with {tag!r}, got {line[:60]!r}")
     value = line[len(tag):].strip()
     if not value:
         raise ParseError(f"{which} is blank")
