@@ -1,0 +1,133 @@
+"""MLflow logging: a parent per execution, a child per (strategy, judge), no duplicates on rerun.
+
+One sqlite store serves the whole module (creating one costs seconds); each test uses its own
+experiment name so the tests stay independent.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from interviewsim.metrics import aggregate_rows
+from interviewsim.records import PersonalityMetric
+from interviewsim.tracking import (
+    PENDING_TAG,
+    RunIdentity,
+    child_runs,
+    flatten_params,
+    log_aggregate,
+    run_identity,
+)
+
+FIVE = ("personality_alignment", "contradiction_ratio", "mcq_accuracy", "mcq_reward",
+        "content_similarity")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    import mlflow
+
+    root = tmp_path_factory.mktemp("mlflow")
+    uri = f"sqlite:///{root / 'mlflow.db'}"
+    previous = mlflow.get_tracking_uri()
+    mlflow.set_tracking_uri(uri)
+    yield uri, (root / "artifacts").as_uri()
+    mlflow.set_tracking_uri(previous)
+
+
+def search(experiment: str):
+    import mlflow
+
+    return mlflow.search_runs(experiment_names=[experiment])
+
+
+def cells():
+    rows = [PersonalityMetric(personality_id=p, strategy=s, judge="local", metric=m,
+                              value=v, n=3, invalid=1 if m == "contradiction_ratio" else 0)
+            for p, v in (("P1", 0.2), ("P2", 0.4), ("P3", 0.9))
+            for s in ("no-context", "retrieval") for m in FIVE]
+    return aggregate_rows(rows)
+
+
+def identity(inputs_hash: str, name: str = "exp-a") -> RunIdentity:
+    return RunIdentity(name=name, git_commit="abc1234def", git_dirty=False, dvc_exp_name=name,
+                       inputs_hash=inputs_hash)
+
+
+def log(store, experiment: str, inputs_hash: str, tmp_path=None):
+    uri, artifacts = store
+    files = []
+    if tmp_path is not None:
+        (tmp_path / "report.md").write_text("# report\n")
+        (tmp_path / "plots").mkdir()
+        (tmp_path / "plots" / "m.png").write_bytes(b"png")
+        files = [tmp_path / "report.md", tmp_path / "plots"]
+    return log_aggregate(uri, experiment, identity(inputs_hash),
+                         params=flatten_params({"mcq": {"option_count": 4}}),
+                         parent_metrics={"usage.calls": 12},
+                         children=child_runs(cells(), {}), artifacts=files,
+                         artifact_location=f"{artifacts}/{experiment}")
+
+
+def test_parent_and_children_are_readable_with_search_runs(store, tmp_path):
+    import mlflow
+
+    result = log(store, "layout", "h1", tmp_path)
+    runs = search("layout")
+    assert len(runs) == 3
+    parent = runs[runs["run_id"] == result.parent_run_id].iloc[0]
+    assert parent["tags.mlflow.runName"] == "exp-a"
+    assert parent["tags.git_commit"] == "abc1234def"
+    assert parent["tags.dvc_exp_name"] == "exp-a"
+    assert parent["metrics.usage.calls"] == 12
+    children = runs[runs["tags.mlflow.parentRunId"] == result.parent_run_id]
+    assert sorted(children["tags.mlflow.runName"]) == ["no-context/local", "retrieval/local"]
+    for _, child in children.iterrows():
+        assert all(child[f"metrics.{name}"] == pytest.approx(0.5) for name in FIVE)
+        assert child["metrics.contradiction_ratio_invalid"] == 3
+        assert child["params.mcq.option_count"] == "4"
+        assert child["params.strategy"] in ("no-context", "retrieval")
+    client = mlflow.MlflowClient(store[0])
+    names = {a.path for a in client.list_artifacts(result.parent_run_id)}
+    assert names == {"report.md", "plots"}
+
+
+def test_rerunning_on_identical_inputs_reuses_the_run_instead_of_duplicating_it(store):
+    first = log(store, "rerun", "same")
+    second = log(store, "rerun", "same")
+    assert second.reused and second.parent_run_id == first.parent_run_id
+    assert sorted(second.child_run_ids) == sorted(first.child_run_ids)
+    assert len(search("rerun")) == 3
+    third = log(store, "rerun", "changed")
+    assert not third.reused
+    assert len(search("rerun")) == 6
+
+
+def test_a_parent_left_incomplete_by_a_crash_is_replaced(store):
+    import mlflow
+
+    client = mlflow.MlflowClient(store[0])
+    first = log(store, "crash", "h")
+    experiment_id = first.experiment_id
+    crashed = client.create_run(experiment_id, run_name="exp-a", tags={PENDING_TAG: "h2"})
+    client.create_run(experiment_id, tags={"mlflow.parentRunId": crashed.info.run_id})
+    result = log(store, "crash", "h2")
+    assert not result.reused
+    ids = set(search("crash")["run_id"])
+    assert crashed.info.run_id not in ids and len(ids) == 6
+
+
+def test_params_flatten_to_dotted_keys_with_list_items_by_index():
+    flat = flatten_params({"seed": 1, "strategies": ["a", "b"], "prices": {},
+                           "models": {"judges": [{"name": "x", "temperature": 0.0}]},
+                           "embedder": {"provider": None}})
+    assert flat == {"seed": "1", "strategies": '["a", "b"]', "prices": "{}",
+                    "models.judges.0.name": "x", "models.judges.0.temperature": "0.0",
+                    "embedder.provider": "null"}
+
+
+def test_runs_are_named_after_the_dvc_experiment_else_the_short_commit(tmp_path):
+    named = run_identity("h", cwd=tmp_path, environ={"DVC_EXP_NAME": "gusty-fern"})
+    assert named.name == "gusty-fern" and named.dvc_exp_name == "gusty-fern"
+    outside_git = run_identity("h", cwd=tmp_path, environ={})
+    assert outside_git.name == "unversioned" and outside_git.git_commit is None
