@@ -18,8 +18,10 @@ COMMANDS: dict[str, str] = {
     "prepare": "stages.prepare:prepare",
     "select-context": "stages.select_context:select_context_cmd",
     "generate": "stages.generate:generate",
+    "claims": "stages.claims:claims",
     "mcq-build": "stages.mcq_build:mcq_build",
     "mcq-answer": "stages.mcq_answer:mcq_answer",
+    "prep": "stages.prep:prep",
     "params": "stages.params_cmd:params",
 }
 

@@ -1,0 +1,94 @@
+"""The evidence corpus: what the candidate can attest to, one citable item each.
+
+Two sources: an evidence file (YAML or JSON, items ``EV-…`` with a title and a summary) or a
+personality's ``prepared_input.json``, where each *training* pair becomes an item whose text is
+the person's own answer and which cites its ``qa_id``. Held-out pairs are never evidence, so the
+same corpus can ground InterviewSim claims without leaking the answers being predicted.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from interviewsim.errors import InputError, Problem
+from interviewsim.jsonio import json_path
+from interviewsim.prep.models import EvidenceItem
+from interviewsim.schema import load_prepared_input
+from interviewsim.split import SplitError, split_interviews
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class _FileItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    id: Annotated[str, Field(pattern=r"^EV-[A-Za-z0-9][A-Za-z0-9._-]*$")]
+    title: Annotated[str, Field(min_length=1)]
+    summary: Annotated[str, Field(min_length=1)]
+    tags: list[str] = []
+
+
+class _EvidenceFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    evidence: Annotated[list[_FileItem], Field(min_length=1)]
+
+
+def _duplicate_problems(ids: list[str], file: str) -> list[Problem]:
+    seen: dict[str, int] = {}
+    problems: list[Problem] = []
+    for index, item_id in enumerate(ids):
+        if item_id in seen:
+            problems.append(Problem(file, f"evidence[{index}].id",
+                                    f"duplicate {item_id!r} (first at evidence[{seen[item_id]}])"))
+        seen.setdefault(item_id, index)
+    return problems
+
+
+def load_evidence_file(path: str | Path) -> list[EvidenceItem]:
+    """Read an evidence YAML/JSON file strictly; every problem is reported, not just the first."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
+    except yaml.YAMLError as exc:
+        raise InputError([Problem(str(path), "", f"invalid YAML/JSON: {exc}")]) from None
+    try:
+        parsed = _EvidenceFile.model_validate(data)
+    except ValidationError as exc:
+        raise InputError([
+            Problem(str(path), json_path(err["loc"]), err["msg"])
+            for err in exc.errors(include_url=False)
+        ]) from None
+    problems = _duplicate_problems([item.id for item in parsed.evidence], str(path))
+    if problems:
+        raise InputError(problems)
+    return [
+        EvidenceItem(id=item.id, kind="file", title=item.title, text=item.summary)
+        for item in parsed.evidence
+    ]
+
+
+def personality_evidence(path: str | Path, test_fraction: float) -> list[EvidenceItem]:
+    """One item per training pair of a personality (``path``: its folder or its JSON file)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "prepared_input.json"
+    doc = load_prepared_input(path)
+    try:
+        split = split_interviews(doc, test_fraction)
+    except SplitError as exc:
+        raise InputError([Problem(str(path), "interviews", str(exc))]) from None
+    items: list[EvidenceItem] = []
+    for interview in split.train:
+        for pair in interview.qa_pairs:
+            suffix = pair.qa_id if _SAFE_ID.match(pair.qa_id) else f"QA{len(items) + 1:03d}"
+            items.append(EvidenceItem(id=f"EV-{suffix}", kind="qa_pair", title=pair.question,
+                                      text=pair.response, qa_id=pair.qa_id))
+    return items

@@ -1,0 +1,132 @@
+"""One structured model call: prompt in, a validated pydantic value (or the reason why not) out.
+
+The model only proposes. Its text must be one JSON object with exactly the model's fields
+(:func:`interviewsim.contract_json.parse_contract_object`), then pass the pydantic model; any
+failure becomes a :class:`ParseError` message and nothing is salvaged. Every call is kept as a
+:class:`PrepCall` so a reader can audit what was asked and what came back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from interviewsim.contract_json import parse_contract_object
+from interviewsim.errors import ParseError
+from interviewsim.llm.types import ChatRequest, ChatResult, Message, OutputConstraint
+from interviewsim.records import CallRecord
+
+M = TypeVar("M", bound=BaseModel)
+
+TASK_MARKER = "InterviewSim prep task:"
+INPUT_MARKER = "INPUT (JSON):"
+
+
+class PrepClient(Protocol):
+    """The part of :class:`interviewsim.llm.ModelClient` that prep uses."""
+
+    @property
+    def supports_json_schema(self) -> bool: ...
+
+    def request(self, messages: Sequence[Message], constraint: OutputConstraint | None = None,
+                sample_index: int = 0, temperature: float | None = None,
+                max_tokens: int | None = None) -> ChatRequest: ...
+
+    def complete_many(self, requests: Sequence[ChatRequest], desc: str = ...
+                      ) -> list[ChatResult]: ...
+
+
+class PrepCall(BaseModel):
+    """The audit record of one prep model call."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    purpose: str
+    call: CallRecord
+    parse_error: str | None
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+        return {key: _inline(value, defs) for key, value in node.items()
+                if key not in ("title", "$defs", "default", "description")}
+    if isinstance(node, list):
+        return [_inline(value, defs) for value in node]
+    return node
+
+
+def json_schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema with references inlined, every field required, no titles.
+
+    Inlining keeps grammar converters that do not follow ``$ref`` working; requiring every field
+    matches the strict parser, which wants exactly the model's keys.
+    """
+    schema = model.model_json_schema()
+    inlined = _inline(schema, schema.get("$defs", {}))
+
+    def require_all(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "object" and "properties" in node:
+                node["required"] = list(node["properties"])
+                node["additionalProperties"] = False
+            for value in node.values():
+                require_all(value)
+        elif isinstance(node, list):
+            for value in node:
+                require_all(value)
+
+    require_all(inlined)
+    return inlined
+
+
+def parse_model(text: str, model: type[M]) -> M:
+    """Strictly parse one model output into ``model``; raise ParseError saying what is wrong."""
+    fields = tuple(model.model_fields)
+    value = parse_contract_object(text, fields)
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[:3]
+        detail = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in first
+        )
+        more = f" (+{exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
+        raise ParseError(f"schema violation: {detail}{more}") from None
+
+
+def messages_for(task: str, instructions: str, payload: Any) -> list[Message]:
+    """System message naming the task and its rules; user message carrying the JSON input."""
+    return [
+        Message(role="system", content=f"{TASK_MARKER} {task}\n{instructions.strip()}"),
+        Message(role="user", content=f"{INPUT_MARKER}\n{json.dumps(payload, indent=1)}"),
+    ]
+
+
+def call_json(client: PrepClient, task: str, instructions: str, payload: Any,
+              model: type[M], max_tokens: int) -> tuple[M | None, PrepCall]:
+    """Ask the model for one ``model`` value; return it (or None) and the call's audit record."""
+    constraint = OutputConstraint(kind="json_schema", name=task.replace("-", "_"),
+                                  json_schema=json_schema_of(model))
+    request = client.request(messages_for(task, instructions, payload),
+                             constraint=constraint if client.supports_json_schema else None,
+                             max_tokens=max_tokens)
+    result = client.complete_many([request], desc=f"prep {task}")[0]
+    try:
+        value: M | None = parse_model(result.text, model)
+        error = None
+    except ParseError as exc:
+        value, error = None, str(exc)
+    return value, PrepCall(purpose=task, call=CallRecord.of(request, result), parse_error=error)
+
+
+def read_payload(request: ChatRequest) -> tuple[str, Any]:
+    """The task name and JSON input of a prep request (for deterministic test providers)."""
+    system = next(m.content for m in request.messages if m.role == "system")
+    user = next(m.content for m in reversed(request.messages) if m.role == "user")
+    task = system.split(TASK_MARKER, 1)[1].split("\n", 1)[0].strip()
+    return task, json.loads(user.split(INPUT_MARKER, 1)[1])

@@ -1,0 +1,103 @@
+"""Markdown views of a plan, a package and an error report (the JSON artifacts stay canonical).
+
+Every row shows the ids it rests on, so a reader can dispute one link — one requirement, one
+cited item — rather than the document as a whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from interviewsim.prep.models import (
+    EvidenceItem,
+    FocusArea,
+    Package,
+    Requirement,
+    Verdict,
+)
+
+
+def _cell(text: str, limit: int = 140) -> str:
+    flat = " ".join(text.split()).replace("|", "\\|")
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def focus_table(requirements: Sequence[Requirement], matches: Sequence[Verdict],
+                focus_areas: Sequence[FocusArea]) -> list[str]:
+    text = {r.id: r.text for r in requirements}
+    verdicts = {v.requirement_id: v for v in matches}
+    lines = ["| priority | requirement | coverage | evidence | why |", "|---|---|---|---|---|"]
+    for area in focus_areas:
+        verdict = verdicts[area.requirement_id]
+        why = verdict.explanation + (f" — missing: {verdict.missing}" if verdict.missing else "")
+        requirement = _cell(text[area.requirement_id])
+        lines.append(f"| {area.priority} | {area.requirement_id}: {requirement}"
+                     f" | {area.coverage} | {', '.join(area.evidence_ids) or '—'} "
+                     f"| {_cell(why)} |")
+    return lines
+
+
+def _evidence_list(evidence: Sequence[EvidenceItem]) -> list[str]:
+    lines = []
+    for item in evidence:
+        source = f" (qa_id {item.qa_id})" if item.qa_id else ""
+        if item.provenance:
+            source = f" (admitted answer for {item.provenance.requirement_id})"
+        lines.append(f"- **{item.id}**{source} {_cell(item.title, 80)}: {_cell(item.text, 240)}")
+    return lines
+
+
+def render_plan(requirements: Sequence[Requirement], matches: Sequence[Verdict],
+                focus_areas: Sequence[FocusArea], evidence: Sequence[EvidenceItem]) -> str:
+    gaps = sum(v.coverage == "GAP" for v in matches)
+    lines = ["# Preparation plan", "",
+             f"{len(requirements)} requirements, {len(requirements) - gaps} supported, "
+             f"{gaps} gaps; {len(evidence)} evidence items.", "", "## Focus areas", "",
+             *focus_table(requirements, matches, focus_areas), "", "## Evidence", "",
+             *_evidence_list(evidence), ""]
+    return "\n".join(lines)
+
+
+def render_package(package: Package) -> str:
+    strategy = package.strategy
+    lines = ["# Interview preparation package", "", f"Stop reason: `{package.stop_reason}`", ""]
+    if package.round_context is not None:
+        rc = package.round_context
+        lines += ["## Round", "", f"- type: {rc.round_type or '—'}; format: {rc.format or '—'}",
+                  f"- interviewers: {', '.join(rc.interviewer_roles) or '—'}",
+                  f"- focus: {', '.join(rc.focus) or '—'}", ""]
+    lines += ["## Focus areas", "",
+              *focus_table(package.requirements, package.matches, package.focus_areas), "",
+              "## Strategy", "", strategy.positioning, "", "### Lead with", ""]
+    lines += [f"- {p.requirement_id}: {_cell(p.note)} [{', '.join(p.evidence_ids) or '—'}]"
+              for p in strategy.priorities]
+    lines += ["", "### Stories", ""]
+    lines += [f"- **{s.title}** ({s.requirement_id}; {', '.join(s.evidence_ids) or '—'}): "
+              f"{_cell(s.outline, 300)}" for s in strategy.stories] or ["- none"]
+    lines += ["", "### Risks", ""]
+    lines += [f"- {r.requirement_id}: {_cell(r.mitigation, 300)}"
+              for r in strategy.risks] or ["- none"]
+    lines += ["", "## Practice questions", ""]
+    lines += [f"{i}. {q.question} ({q.requirement_id}; {', '.join(q.evidence_ids) or '—'})"
+              for i, q in enumerate(package.questions, start=1)]
+    if package.clarifications:
+        lines += ["", "## Clarifications", "",
+                  "| requirement | admitted | reason | claim |", "|---|---|---|---|"]
+        lines += [f"| {c.requirement_id} | {'yes ' + (c.evidence_id or '') if c.accepted else 'no'}"
+                  f" | {_cell(c.reason)} | {_cell(c.accepted_claim or '—')} |"
+                  for c in package.clarifications]
+    if package.remaining_gaps:
+        lines += ["", f"Gaps never asked (budget spent): {', '.join(package.remaining_gaps)}"]
+    lines += ["", "## Evidence", "", *_evidence_list(package.evidence), ""]
+    return "\n".join(lines)
+
+
+def render_error_report(stop_reason: str, phase: str, problems: Sequence[str],
+                        trajectory: Sequence[Sequence[str]]) -> str:
+    lines = ["# Prep run rejected: no package", "",
+             f"Stop reason: `{stop_reason}` (during the {phase} pass).", "",
+             "A gate found these problems; nothing after it was assembled:", ""]
+    lines += [f"- {problem}" for problem in problems]
+    lines += ["", "## Trajectory", ""]
+    lines += [f"{i}. {' → '.join(turn)}" for i, turn in enumerate(trajectory, start=1)]
+    return "\n".join(lines) + "\n"
