@@ -41,11 +41,13 @@ class JudgeClient(Protocol):
 @dataclass(frozen=True)
 class Ask:
     """One judgment to obtain. Attempt ``a`` uses sample index ``first_index + a * stride``,
-    so repeated runs of one prompt (PS) and their re-asks never share an index."""
+    so repeated runs of one prompt (PS) and their re-asks never share an index. ``check`` is
+    an extra test of the parsed value that only this ask needs (it raises ParseError)."""
 
     messages: list[Message]
     first_index: int = 0
     stride: int = 1
+    check: Callable[[Any], object] | None = None
 
     def sample_index(self, attempt: int) -> int:
         return self.first_index + attempt * self.stride
@@ -118,7 +120,10 @@ class JudgeTask(Generic[T]):
                 outcome = outcomes[i]
                 outcome.calls.append(CallRecord.of(request, result))
                 try:
-                    outcome.value, outcome.error = self.parse(result.text), None
+                    value = self.parse(result.text)
+                    if asks[i].check is not None:
+                        asks[i].check(value)
+                    outcome.value, outcome.error = value, None
                 except ParseError as exc:
                     outcome.error = str(exc)
             pending = [i for i in pending if not outcomes[i].valid]

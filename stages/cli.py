@@ -18,10 +18,14 @@ COMMANDS: dict[str, str] = {
     "prepare": "stages.prepare:prepare",
     "select-context": "stages.select_context:select_context_cmd",
     "generate": "stages.generate:generate",
+    "fact-summary": "stages.fact_summary:fact_summary",
+    "judge": "stages.judge:judge",
     "claims": "stages.claims:claims",
     "mcq-build": "stages.mcq_build:mcq_build",
     "mcq-answer": "stages.mcq_answer:mcq_answer",
+    "aggregate": "stages.aggregate:aggregate",
     "prep": "stages.prep:prep",
+    "interview": "stages.interview:interview",
     "params": "stages.params_cmd:params",
 }
 

@@ -1,0 +1,80 @@
+"""DVC stage ``fact-summary``: one evaluation-only summary per personality and judge model."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from interviewsim.corpus import PersonalityData, iter_personalities
+from interviewsim.jsonio import write_jsonl_atomic
+from interviewsim.judge_parsers import FactSummary, parse_fact_summary
+from interviewsim.judge_prompts import FACT_SUMMARY_CONSTRAINT, fact_summary_messages
+from interviewsim.judge_runs import Ask, JudgeTask
+from interviewsim.llm import ModelHub
+from interviewsim.stage_summary import write_summary
+from interviewsim.summary_gate import SummaryGate
+from stages.common import FACT_SUMMARY_DIR, PREPARED_DIR, params_option, read_params
+
+FACT_SUMMARIES = "fact_summaries.jsonl"
+TASK: JudgeTask[FactSummary] = JudgeTask(parse=parse_fact_summary,
+                                         constraint=FACT_SUMMARY_CONSTRAINT)
+
+
+def summary_ask(person: PersonalityData) -> Ask:
+    """The held-out responses by interview, oldest first; the gate knows this person's ids, so
+    a summary that names one of their records is rejected like a broken contract."""
+    interviews = [[p.response for p in pairs] for _, pairs in person.heldout_interviews()]
+    pairs = person.train + person.heldout
+    gate = SummaryGate([p.qa_id for p in pairs] + [p.interview_id for p in pairs])
+    return Ask(fact_summary_messages(interviews),
+               check=lambda parsed: gate.check(parsed.summary))
+
+
+@click.command()
+@params_option
+@click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
+              show_default=True)
+@click.option("--out-dir", type=click.Path(path_type=Path), default=FACT_SUMMARY_DIR,
+              show_default=True)
+@click.option("--dry-run", is_flag=True,
+              help="Count calls, cache hits and estimated prompt tokens; call nothing.")
+def fact_summary(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: bool) -> None:
+    """Summarise each personality's held-out responses once per judge model.
+
+    The summary is what the Factual Consistency judge checks answers against; it is built from
+    held-out text, so it is evaluation-only and never reaches a generation prompt. Output must
+    be {"summary", "explanation"} and the summary must not cite, link or name interview or
+    question ids; an output that fails is re-asked with a new sample index up to
+    judge.max_attempts, then kept with its raw outputs and the reason it is invalid.
+    Writes fact_summaries.jsonl (sorted by personality_id, judge) and summary.json.
+    """
+    params = read_params(params_path)
+    people = list(iter_personalities(prepared_dir))
+    asks = [summary_ask(person) for person in people]
+    judges = sorted(params.models.judges, key=lambda j: j.name)
+    with ModelHub(params) as hub:
+        clients = {j.name: hub.client(j, label=f"fact-summary/{j.name}") for j in judges}
+        if dry_run:
+            plans = [TASK.plan(clients[j.name], asks) for j in judges]
+            click.echo(f"fact-summary (dry run): {sum(p.calls for p in plans)} calls, "
+                       f"{sum(p.cache_hits for p in plans)} already cached, "
+                       f"~{sum(p.est_prompt_tokens for p in plans)} prompt tokens")
+            return
+        counts: Counter[str] = Counter(valid=0, invalid=0, reasks=0)
+        records = []
+        for judge in judges:
+            outcomes = TASK.run(clients[judge.name], asks, params.judge.max_attempts,
+                                desc=f"fact-summary {judge.name}")
+            for person, outcome in zip(people, outcomes, strict=True):
+                counts["valid" if outcome.valid else "invalid"] += 1
+                counts["reasks"] += len(outcome.calls) - 1
+                records.append({"personality_id": person.personality_id, "judge": judge.name,
+                                "model": judge.model, **outcome.record()})
+        records.sort(key=lambda r: (r["personality_id"], r["judge"]))
+        write_jsonl_atomic(out_dir / FACT_SUMMARIES, records)
+        write_summary(out_dir / "summary.json", {"fact_summaries": len(records), **counts},
+                      hub.usage())
+    click.echo(f"fact-summary: {len(records)} summaries ({counts['invalid']} invalid) "
+               f"-> {out_dir}")

@@ -1,0 +1,287 @@
+"""DVC stage ``judge``: Content Similarity, Factual Consistency and Personality Similarity,
+once per judge model, reduced to per-personality metrics for ``aggregate``."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from interviewsim import judge_metrics
+from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
+from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
+from interviewsim.judge_metrics import Key, TraitVote, vote_runs
+from interviewsim.judge_parsers import (
+    parse_content_similarity,
+    parse_factual_consistency,
+    parse_trait_rating,
+)
+from interviewsim.judge_prompts import (
+    CS_CONSTRAINT,
+    FC_CONSTRAINT,
+    PS_CONSTRAINT,
+    content_similarity_messages,
+    factual_consistency_messages,
+    personality_messages,
+)
+from interviewsim.judge_runs import Ask, JudgeClient, JudgeTask, Outcome
+from interviewsim.llm import ModelHub
+from interviewsim.llm.settings import NamedModelSettings
+from interviewsim.params import Params
+from interviewsim.personality import TRAITS
+from interviewsim.records import PersonalityMetric
+from interviewsim.stage_summary import write_summary
+from stages.common import (
+    FACT_SUMMARY_DIR,
+    GENERATED_DIR,
+    JUDGED_DIR,
+    PREPARED_DIR,
+    params_option,
+    progress_enabled,
+    read_params,
+)
+from stages.fact_summary import FACT_SUMMARIES
+
+CS = "content_similarity"
+FC = "factual_consistency"
+CS_TASK = JudgeTask(parse=parse_content_similarity, constraint=CS_CONSTRAINT)
+FC_TASK = JudgeTask(parse=parse_factual_consistency, constraint=FC_CONSTRAINT)
+JUDGED_OUTPUTS = ("content_similarity", "factual_consistency", "ps_runs")
+
+
+def ps_task(params: Params) -> JudgeTask:
+    """PS runs are samples, not replays: they use judge.ps_temperature, not the model's."""
+    return JudgeTask(parse=parse_trait_rating, constraint=PS_CONSTRAINT,
+                     temperature=params.judge.ps_temperature)
+
+
+@dataclass(frozen=True)
+class Collection:
+    """One evaluation side for PS: the held-out responses, or one strategy's valid answers."""
+
+    side: str
+    strategy: str | None
+    responses: tuple[str, ...]
+
+
+@dataclass
+class Plan:
+    """Every ask for one personality and one judge, built before anything is called."""
+
+    answers: list[dict]
+    cs: list[Ask]
+    fc: list[Ask] | None
+    fc_unavailable: str | None
+    collections: list[Collection]
+    ps: list[Ask]
+
+
+@dataclass
+class Results:
+    """What the stage writes besides judgments.jsonl, and the counts for summary.json."""
+
+    ps_runs: list[dict] = field(default_factory=list)
+    ps_votes: list[dict] = field(default_factory=list)
+    metrics: list[PersonalityMetric] = field(default_factory=list)
+    counts: dict[str, dict[str, Counter[str]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(Counter)))
+
+    def count(self, judge: str, what: str, outcomes: Sequence[Outcome]) -> None:
+        valid = sum(1 for o in outcomes if o.valid)
+        reasks = sum(max(len(o.calls) - 1, 0) for o in outcomes)
+        self.counts[judge][what].update(valid=valid, invalid=len(outcomes) - valid, reasks=reasks)
+
+
+def plan_person(person: PersonalityData, answers: list[dict], summary: dict,
+                params: Params) -> Plan:
+    """CS asks in answer order, FC asks (unless the summary is invalid), PS asks per collection
+    × trait × run; PS run ``r`` starts at sample index ``r`` and re-asks step by ps_runs."""
+    refs = {p.qa_id: p.response for p in person.heldout}
+    valid = [a for a in answers if a["valid"]]
+    cs = [Ask(content_similarity_messages(refs[a["qa_id"]], a["response"])) for a in valid]
+    fc, unavailable = None, None
+    if summary["valid"]:
+        text = summary["parsed"]["summary"]
+        fc = [Ask(factual_consistency_messages(text, a["response"])) for a in valid]
+    else:
+        unavailable = f"fact summary invalid: {summary['error']}"
+    collections = [Collection("reference", None, tuple(p.response for p in person.heldout))]
+    for strategy in params.strategies:
+        texts = tuple(a["response"] for a in valid if a["strategy"] == strategy)
+        collections.append(Collection("generated", strategy, texts))
+    runs = params.judge.ps_runs
+    ps = [Ask(personality_messages(c.responses, trait), first_index=run, stride=runs)
+          for c in collections if c.responses for trait in TRAITS for run in range(runs)]
+    return Plan(valid, cs, fc, unavailable, collections, ps)
+
+
+def _prefix_order(answers: list[dict], person: PersonalityData, strategies: list[str]
+                  ) -> list[int]:
+    """Answer indices grouped by question, so one reference's CS prompts run back to back."""
+    position = {p.qa_id: i for i, p in enumerate(person.heldout)}
+    rank = {s: i for i, s in enumerate(strategies)}
+    return sorted(range(len(answers)),
+                  key=lambda i: (position[answers[i]["qa_id"]], rank[answers[i]["strategy"]]))
+
+
+def _run_reordered(task: JudgeTask, client: JudgeClient, asks: list[Ask], order: list[int],
+                   attempts: int, desc: str) -> list[Outcome]:
+    outcomes = task.run(client, [asks[i] for i in order], attempts, desc)
+    result: list[Outcome] = [Outcome() for _ in asks]
+    for i, outcome in zip(order, outcomes, strict=True):
+        result[i] = outcome
+    return result
+
+
+def judge_person(person: PersonalityData, plan: Plan, judge: NamedModelSettings,
+                 client: JudgeClient, params: Params, results: Results) -> Iterator[dict]:
+    """Run one judge on one personality; yield its CS/FC judgments, collect PS and metrics."""
+    pid, name, attempts = person.personality_id, judge.name, params.judge.max_attempts
+    order = _prefix_order(plan.answers, person, params.strategies)
+    cs = _run_reordered(CS_TASK, client, plan.cs, order, attempts, f"CS {name} {pid}")
+    if plan.fc is not None:
+        fc = FC_TASK.run(client, plan.fc, attempts, f"FC {name} {pid}")
+    else:
+        fc = [Outcome.invalid(plan.fc_unavailable or "") for _ in plan.answers]
+    ps = iter(ps_task(params).run(client, plan.ps, attempts, f"PS {name} {pid}"))
+    results.count(name, CS, cs)
+    results.count(name, FC, fc)
+    for metric, outcomes in ((CS, cs), (FC, fc)):
+        for answer, outcome in zip(plan.answers, outcomes, strict=True):
+            yield {"personality_id": pid, "judge": name, "model": judge.model, "metric": metric,
+                   "strategy": answer["strategy"], "qa_id": answer["qa_id"],
+                   "interview_id": answer["interview_id"], **outcome.record()}
+    votes: dict[str | None, dict[str, TraitVote]] = {}
+    for collection in plan.collections:
+        side = {"personality_id": pid, "judge": name, "model": judge.model,
+                "side": collection.side, "strategy": collection.strategy}
+        votes[collection.strategy] = {}
+        for trait in TRAITS:
+            if collection.responses:
+                runs = [next(ps) for _ in range(params.judge.ps_runs)]
+            else:
+                reason = f"no valid generated answers for strategy {collection.strategy}"
+                runs = [Outcome.invalid(reason) for _ in range(params.judge.ps_runs)]
+            results.count(name, "ps_runs", runs)
+            for run, outcome in enumerate(runs):
+                results.ps_runs.append({**side, "trait": trait, "run": run, **outcome.record()})
+            vote = vote_runs(runs)
+            votes[collection.strategy][trait] = vote
+            results.counts[name]["ps_votes"].update(valid=int(vote.vote is not None),
+                                                    invalid=int(vote.vote is None))
+            results.ps_votes.append({**side, "trait": trait, **vote.record()})
+    for strategy in params.strategies:
+        key = Key(pid, strategy, name)
+        mine = [i for i, a in enumerate(plan.answers) if a["strategy"] == strategy]
+        results.metrics.append(judge_metrics.content_similarity(key, [cs[i] for i in mine]))
+        results.metrics.extend(judge_metrics.factual_consistency(key, [fc[i] for i in mine]))
+        ps_metrics = judge_metrics.personality_similarity(key, votes[None], votes[strategy])
+        results.metrics.extend(ps_metrics)
+        results.counts[name]["personality_alignment"].update(
+            valid=ps_metrics[0].n, invalid=ps_metrics[0].invalid)
+
+
+def _summaries(path: Path) -> dict[tuple[str, str], dict]:
+    if not path.is_file():
+        raise click.ClickException(f"{path} is missing; run `interviewsim fact-summary` first")
+    return {(r["personality_id"], r["judge"]): r for r in read_jsonl(path)}
+
+
+def _inputs(prepared_dir: Path, answers_path: Path, summaries: dict[tuple[str, str], dict],
+            params: Params) -> Iterator[tuple[PersonalityData, list[dict]]]:
+    """Each personality with its answers, checked against params and the fact summaries."""
+    answers = grouped_by_personality(answers_path)
+    wanted = set(params.strategies)
+    for person in iter_personalities(prepared_dir):
+        pid, records = next(answers, (None, []))
+        if pid != person.personality_id:
+            raise click.ClickException(f"{answers_path} is out of date ({pid} vs "
+                                       f"{person.personality_id}); rerun generate")
+        found = {r["strategy"] for r in records}
+        if found != wanted:
+            raise click.ClickException(
+                f"{answers_path}: {pid} has answers for {sorted(found)} but params.strategies "
+                f"is {sorted(wanted)}; rerun generate")
+        for judge in params.models.judges:
+            if (pid, judge.name) not in summaries:
+                raise click.ClickException(f"no fact summary for {pid} by judge {judge.name!r}; "
+                                           "rerun fact-summary")
+        yield person, records
+
+
+@click.command()
+@params_option
+@click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
+              show_default=True)
+@click.option("--generated-dir", type=click.Path(path_type=Path), default=GENERATED_DIR,
+              show_default=True)
+@click.option("--summary-dir", type=click.Path(path_type=Path), default=FACT_SUMMARY_DIR,
+              show_default=True)
+@click.option("--out-dir", type=click.Path(path_type=Path), default=JUDGED_DIR,
+              show_default=True)
+@click.option("--dry-run", is_flag=True,
+              help="Count first-attempt calls, cache hits and prompt tokens; call nothing.")
+def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_dir: Path,
+          out_dir: Path, dry_run: bool) -> None:
+    """Judge every valid generated answer with every judge in models.judges.
+
+    CS: each answer against its held-out reference (score 1-5). FC: each answer against the
+    personality's fact summary from the same judge (Entailment / Neutral / Contradiction).
+    PS: each Big Five trait of the held-out responses and of each strategy's answers, rated
+    judge.ps_runs times at judge.ps_temperature, voted, and compared as an alignment.
+    Outputs breaking their contract are re-asked up to judge.max_attempts, then kept with raw
+    outputs and the error, excluded from the metrics and counted in summary.json.
+    Writes judgments.jsonl, ps_runs.jsonl, ps_votes.jsonl, personality_metrics.jsonl.
+    """
+    params = read_params(params_path)
+    judges = sorted(params.models.judges, key=lambda j: j.name)
+    summaries = _summaries(summary_dir / FACT_SUMMARIES)
+    answers_path = generated_dir / "answers.jsonl"
+    results = Results()
+    skipped: Counter[str] = Counter(answers=0, invalid_answers_not_judged=0)
+    with ModelHub(params) as hub:
+        clients = {j.name: hub.client(j, label=f"judge/{j.name}") for j in judges}
+        inputs = tqdm(_inputs(prepared_dir, answers_path, summaries, params), desc="judge",
+                      unit="personality", disable=not progress_enabled())
+
+        if dry_run:
+            totals: Counter[str] = Counter()
+            for person, answers in inputs:
+                for j in judges:
+                    plan = plan_person(person, answers, summaries[(person.personality_id, j.name)],
+                                       params)
+                    for task, asks in ((CS_TASK, plan.cs), (FC_TASK, plan.fc or []),
+                                       (ps_task(params), plan.ps)):
+                        cost = task.plan(clients[j.name], asks)
+                        totals.update(calls=cost.calls, cache_hits=cost.cache_hits,
+                                      tokens=cost.est_prompt_tokens)
+            click.echo(f"judge (dry run): {totals['calls']} first-attempt calls, "
+                       f"{totals['cache_hits']} already cached, ~{totals['tokens']} prompt tokens")
+            return
+
+        def judgments() -> Iterator[dict]:
+            for person, answers in inputs:
+                skipped.update(answers=len(answers),
+                               invalid_answers_not_judged=sum(not a["valid"] for a in answers))
+                for j in judges:
+                    plan = plan_person(person, answers,
+                                       summaries[(person.personality_id, j.name)], params)
+                    yield from judge_person(person, plan, j, clients[j.name], params, results)
+
+        total = write_jsonl_atomic(out_dir / "judgments.jsonl", judgments())
+        write_jsonl_atomic(out_dir / "ps_runs.jsonl", results.ps_runs)
+        write_jsonl_atomic(out_dir / "ps_votes.jsonl", results.ps_votes)
+        metrics = sorted(results.metrics, key=PersonalityMetric.sort_key)
+        write_jsonl_atomic(out_dir / "personality_metrics.jsonl",
+                           (m.model_dump() for m in metrics))
+        counts = {"inputs": dict(skipped), "judgments": total,
+                  "per_judge": {j: {w: dict(c) for w, c in per.items()}
+                                for j, per in sorted(results.counts.items())}}
+        write_summary(out_dir / "summary.json", counts, hub.usage())
+    invalid = sum(per[w]["invalid"] for per in results.counts.values() for w in JUDGED_OUTPUTS)
+    click.echo(f"judge: {total} CS/FC judgments, {len(results.ps_runs)} PS runs, "
+               f"{invalid} invalid (kept, not scored; see summary.json) -> {out_dir}")
