@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "prep": "stages.prep:prep",
     "interview": "stages.interview:interview",
     "params": "stages.params_cmd:params",
+    "cache": "stages.cache_cmd:cache",
 }
 
 

@@ -51,9 +51,11 @@ def build_provider(name: str, settings: ProviderSettings, cache_dir: str) -> Pro
 
 
 def _progress_enabled() -> bool:
-    """INTERVIEWSIM_PROGRESS=0 hides the bar, =1 forces it; by default only on a terminal."""
-    setting = os.environ.get("INTERVIEWSIM_PROGRESS", "")
-    return setting == "1" or (setting != "0" and sys.stderr.isatty())
+    """A bar on an interactive terminal; INTERVIEWSIM_PROGRESS=0 hides it, =1 forces it."""
+    flag = os.environ.get("INTERVIEWSIM_PROGRESS")
+    if flag is not None:
+        return flag not in ("0", "false", "no")
+    return sys.stderr.isatty()
 
 
 @dataclass

@@ -1,0 +1,122 @@
+"""The cache key recipe, the SQLite store (including two writing processes), and `cache stats`."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from interviewsim.llm.cache import ResponseCache, cache_key
+from interviewsim.llm.kvstore import SqliteStore
+from interviewsim.llm.openai_provider import OpenAIProvider
+from interviewsim.llm.settings import OpenAIProviderSettings
+from interviewsim.llm.types import ChatRequest, ChatResult, Message, OutputConstraint, Usage
+from stages.cache_cmd import cache
+
+IDENTITY = {"kind": "openai", "base_url": "https://api.example/v1", "model": "m"}
+BASE = ChatRequest(messages=(Message(role="user", content="hi"),))
+
+
+@pytest.mark.parametrize(("identity", "request_"), [
+    ({**IDENTITY, "kind": "vllm"}, BASE),
+    ({**IDENTITY, "base_url": "http://localhost:8000/v1"}, BASE),
+    ({**IDENTITY, "model": "m2"}, BASE),
+    (IDENTITY, BASE.model_copy(update={"messages": (Message(role="user", content="hi!"),)})),
+    (IDENTITY, BASE.model_copy(update={"messages": (Message(role="system", content="hi"),)})),
+    (IDENTITY, BASE.model_copy(update={"constraint": OutputConstraint(kind="grammar",
+                                                                      grammar="root ::= \"a\"")})),
+    (IDENTITY, BASE.model_copy(update={"temperature": 0.7})),
+    (IDENTITY, BASE.model_copy(update={"seed": 1})),
+    (IDENTITY, BASE.model_copy(update={"max_tokens": 10})),
+    (IDENTITY, BASE.model_copy(update={"sample_index": 1})),
+], ids=["kind", "base_url", "model", "content", "role", "constraint", "temperature", "seed",
+        "max_tokens", "sample_index"])
+def test_key_changes_with_each_determining_field(identity: dict, request_: ChatRequest) -> None:
+    assert cache_key(identity, request_) != cache_key(IDENTITY, BASE)
+
+
+def test_key_ignores_key_timeouts_concurrency_and_retries(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    def key(**settings: object) -> str:
+        fields = {"kind": "openai", "base_url": "https://api.example/v1", **settings}
+        provider = OpenAIProvider(OpenAIProviderSettings(**fields), "api")
+        return cache_key(provider.identity("m"), BASE)
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-one")
+    plain = key()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-two")
+    assert plain == key(timeout_s=5, max_concurrency=1, max_attempts=2, backoff_max_s=1,
+                        api_key_env="OTHER_KEY", structured_output="none")
+    assert plain == cache_key(IDENTITY, BASE)
+    assert plain == cache_key(IDENTITY, BASE.model_copy(update={"temperature": 0}))
+
+
+def test_store_keeps_the_first_writer_and_returns_it(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "deep" / "kv.sqlite")
+    assert not (tmp_path / "deep").exists()  # nothing on disk until first use
+    assert store.put_many({"a": "1", "b": b"\x00bytes"}) == {}
+    assert store.put_many({"a": "other", "c": "3"}) == {"a": "1"}
+    assert store.get_many(["a", "b", "c", "missing"]) == {"a": "1", "b": b"\x00bytes", "c": "3"}
+    assert store.contains_many(["a", "x"]) == {"a"}
+    store.add_counts({("m", "hits"): 2})
+    store.add_counts({("m", "hits"): 3, ("m", "misses"): 1})
+    assert store.counts() == {"m": {"hits": 5, "misses": 1}} and len(store) == 3
+
+
+def test_results_round_trip_without_the_per_call_flags(tmp_path: Path) -> None:
+    responses = ResponseCache(tmp_path / "c.sqlite")
+    result = ChatResult(text="not json {", finish_reason="length", latency_s=1.5, model="m",
+                        usage=Usage(prompt_tokens=3, completion_tokens=4))
+    responses.store_results({"k": result})
+    loaded = responses.lookup(["k"])["k"]
+    assert loaded == result.model_copy(update={"cached": True, "cache_key": "k"})
+
+
+def _write(path: str, worker: int, count: int) -> None:
+    store = SqliteStore(path)
+    for start in range(0, count, 10):
+        # Half the keys are shared with the other worker, half are its own.
+        store.put_many({f"{'shared' if i % 2 else worker}-{i}": f"{worker}"
+                        for i in range(start, start + 10)})
+        store.add_counts({("m", "writes"): 1})
+    store.close()
+
+
+def test_two_processes_write_concurrently(tmp_path: Path) -> None:
+    path = str(tmp_path / "shared.sqlite")
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_write, args=(path, w, 200)) for w in (0, 1)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert [w.exitcode for w in workers] == [0, 0]
+    store = SqliteStore(path)
+    assert len(store) == 100 + 100 + 100  # each worker's 100 own keys + 100 shared ones
+    assert store.counts() == {"m": {"writes": 40}}
+    shared = store.get_many([f"shared-{i}" for i in range(1, 200, 2)])
+    assert set(shared.values()) <= {"0", "1"} and len(shared) == 100
+
+
+def test_cache_stats_command_prints_entries_size_and_models(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "responses.sqlite"
+    responses = ResponseCache(path)
+    responses.store_results({"k1": ChatResult(text="a"), "k2": ChatResult(text="b")})
+    responses.record("local/smollm2", hits=5, misses=2)
+    responses.close()
+    params = tmp_path / "params.yaml"
+    params.write_text(f"cache:\n  path: {path}\n", encoding="utf-8")
+    outcome = CliRunner().invoke(cache, ["stats", "--params", str(params)])
+    assert outcome.exit_code == 0, outcome.output
+    assert "entries: 2" in outcome.output
+    assert "local/smollm2" in outcome.output and "71.4%" in outcome.output
+
+
+def test_cache_stats_on_a_missing_cache_says_so(tmp_path: Path) -> None:
+    params = tmp_path / "params.yaml"
+    params.write_text(f"cache:\n  path: {tmp_path / 'none.sqlite'}\n", encoding="utf-8")
+    outcome = CliRunner().invoke(cache, ["stats", "--params", str(params)])
+    assert outcome.exit_code == 0 and "no response cache" in outcome.output
+    assert not (tmp_path / "none.sqlite").exists()
