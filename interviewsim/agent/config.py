@@ -1,0 +1,89 @@
+"""The agent's own settings, read from ``data/agent/agent.yaml`` (not params.yaml).
+
+Models default to ``params.models.generator`` so that switching the experiment to another
+endpoint switches the interviewer too; actions need more room than a plain answer, hence
+``action_max_tokens``. Provider names are checked against ``params.providers`` at start-up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from interviewsim.errors import ConfigError, Problem
+from interviewsim.jsonio import json_path
+from interviewsim.llm.settings import ModelSettings
+from interviewsim.params import Params
+
+SETTINGS_PATH = Path("data/agent/agent.yaml")
+
+
+class AgentSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    interviewer: ModelSettings | None = None
+    """Interviewer model; null: ``models.generator`` with ``action_max_tokens``."""
+    evaluator: ModelSettings | None = None
+    """Evaluator model; null: ``models.generator`` with ``action_max_tokens``."""
+    coach: ModelSettings | None = None
+    """Coach model; null: ``models.generator`` with ``action_max_tokens``."""
+    action_max_tokens: int = Field(256, gt=0)
+    """Completion limit for persona outputs when a persona model is not set explicitly."""
+    interviewer_max_calls: int = Field(3, gt=0)
+    """Model outputs per interviewer turn (tool calls and retries); then a plan question."""
+    evaluator_max_calls: int = Field(3, gt=0)
+    """Model outputs per assessment; an answer without an accepted score is left unscored."""
+    coach_max_attempts: int = Field(2, gt=0)
+    """Attempts at valid coach feedback per answer."""
+    coach_mode: Literal["off", "after", "live"] = "after"
+    """``live``: feedback shown after each scored answer (practice); ``after``: written to
+    the artifacts only, so it cannot influence the interview; ``off``: no coach calls."""
+    memory_max_messages: int = Field(12, ge=2)
+    """Verbatim messages kept before the oldest half is compressed into a summary."""
+    min_substantive_words: int = Field(4, ge=1)
+    """Shorter replies (and hint or progress requests) are not scored."""
+    followup_min_shared_terms: int = Field(1, ge=1)
+    """Content terms a follow-up must share with the answer it probes."""
+    words_per_minute: float = Field(150.0, gt=0)
+    """Speaking pace of the virtual clock in simulated sessions."""
+    candidate_max_attempts: int = Field(3, gt=0)
+    """Attempts at a non-blank twin answer (as ``generate.max_attempts``)."""
+    judge_name: str = Field("agent", pattern=r"^[A-Za-z0-9_.-]+$")
+    """The ``judge`` field of the experiment's metric rows."""
+
+    def model_for(self, persona: Literal["interviewer", "evaluator", "coach"],
+                  params: Params) -> ModelSettings:
+        chosen = getattr(self, persona)
+        if chosen is not None:
+            return chosen
+        return params.models.generator.model_copy(update={"max_tokens": self.action_max_tokens})
+
+    def check_providers(self, params: Params, file: str) -> None:
+        problems = [
+            Problem(file, f"{persona}.provider", f"unknown provider {model.provider!r}")
+            for persona in ("interviewer", "evaluator", "coach")
+            if (model := getattr(self, persona)) is not None
+            and model.provider not in params.providers
+        ]
+        if problems:
+            raise ConfigError(problems)
+
+
+def load_agent_settings(path: str | Path = SETTINGS_PATH) -> AgentSettings:
+    """Read and validate the agent settings; a missing file means all defaults."""
+    path = Path(path)
+    if not path.exists():
+        return AgentSettings()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return AgentSettings.model_validate(data)
+    except yaml.YAMLError as exc:
+        raise ConfigError([Problem(str(path), "", f"invalid YAML: {exc}")]) from None
+    except ValidationError as exc:
+        raise ConfigError([
+            Problem(str(path), json_path(item["loc"]), item["msg"])
+            for item in exc.errors(include_url=False)
+        ]) from None

@@ -1,0 +1,67 @@
+"""Wiring shared by the ``interview`` command and the experiment: clients, twins, sessions.
+
+Kept out of the stage modules so both build a session the same way, and so tests can drive
+the production wiring with a scripted provider behind the same :class:`ModelHub`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from interviewsim.agent.candidates import Candidate, SimulatedCandidate
+from interviewsim.agent.clock import Clock, VirtualClock
+from interviewsim.agent.coach import Coach
+from interviewsim.agent.config import AgentSettings
+from interviewsim.agent.evaluator import Evaluator
+from interviewsim.agent.plan import Plan
+from interviewsim.agent.results import CandidateInfo, SessionResult
+from interviewsim.agent.session import InterviewSession
+from interviewsim.context import RetrievalIndex
+from interviewsim.corpus import PersonalityData
+from interviewsim.llm import ModelClient, ModelHub
+from interviewsim.params import Params
+
+HELDOUT = "heldout"
+
+
+@dataclass
+class AgentClients:
+    """One model client per role; the twin uses the generator, exactly as ``generate``."""
+
+    interviewer: ModelClient
+    evaluator: ModelClient
+    coach: ModelClient | None
+    candidate: ModelClient
+
+
+def open_clients(hub: ModelHub, params: Params, settings: AgentSettings) -> AgentClients:
+    coach = None if settings.coach_mode == "off" else \
+        hub.client(settings.model_for("coach", params), label="coach")
+    return AgentClients(
+        interviewer=hub.client(settings.model_for("interviewer", params), label="interviewer"),
+        evaluator=hub.client(settings.model_for("evaluator", params), label="evaluator"),
+        coach=coach,
+        candidate=hub.client(params.models.generator, label="generator"),
+    )
+
+
+def personality_plan(plan: Plan, person: PersonalityData) -> Plan:
+    """The plan with the person's held-out questions as its ``questions_from: heldout`` topics."""
+    return plan.with_questions(HELDOUT, [pair.question for pair in person.heldout])
+
+
+def twin(person: PersonalityData, strategy: str, clients: AgentClients, params: Params,
+         settings: AgentSettings, index: RetrievalIndex | None) -> SimulatedCandidate:
+    return SimulatedCandidate(person, strategy, clients.candidate, params.context, params.seed,
+                              index, settings.candidate_max_attempts)
+
+
+def run_session(plan: Plan, settings: AgentSettings, clients: AgentClients,
+                candidate: Candidate, info: CandidateInfo,
+                clock: Clock | None = None) -> SessionResult:
+    """Run one interview; simulated sessions default to the virtual clock."""
+    evaluator = Evaluator(clients.evaluator, plan, settings.evaluator_max_calls)
+    coach = None if clients.coach is None else Coach(clients.coach, settings.coach_max_attempts)
+    session = InterviewSession(plan, settings, clients.interviewer, evaluator, coach, candidate,
+                               clock or VirtualClock(settings.words_per_minute), info)
+    return session.run()
