@@ -93,6 +93,7 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, out_dir: 
     de-duplicated union of each item's retrieval). The context is checked to hold training text
     only (a leak stops the stage with exit 3). The reply must be exactly N lines 'Qi: <label>';
     it is re-asked up to mcq.max_attempts, then every item of the group scores as malformed.
+    A group's completion budget is raised above the answerer's max_tokens when N lines need more.
     Scores follow the chosen option's role: accuracy 1 only for correct; reward +1 correct,
     -1 opposite/negation, -0.5 otherwise. Writes answers.jsonl (one record per group: items,
     scores, calls), personality_metrics.jsonl (mcq_accuracy and mcq_reward per personality,
@@ -101,6 +102,7 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, out_dir: 
     """
     params = read_params(params_path)
     hub = ModelHub(params)
+    click.get_current_context().call_on_close(hub.close)
     clients = {a.name: hub.client(a, label=f"mcq_answerer:{a.name}")
                for a in params.models.mcq_answerers}
     embedder = None

@@ -11,7 +11,7 @@ from tqdm import tqdm
 from interviewsim.corpus import iter_personalities
 from interviewsim.jsonio import write_jsonl_atomic
 from interviewsim.llm import ModelHub
-from interviewsim.mcq.build import STATUSES, atomic_asks, build_personality
+from interviewsim.mcq.build import atomic_asks, build_personality
 from interviewsim.mcq.models import McqItem
 from interviewsim.stage_summary import write_summary
 from stages.common import MCQ_ITEMS_DIR, PREPARED_DIR, params_option, progress_enabled, read_params
@@ -24,7 +24,8 @@ def _counts(counter: Counter[str]) -> dict[str, int]:
         "built": kept,
         "dropped_by_gate": counter["dropped_by_gate"],
         "dropped_invalid": counter["dropped_invalid_atomic"] + counter["dropped_invalid_mcq"],
-        **{status: counter[status] for status in STATUSES if status != "kept"},
+        "dropped_invalid_atomic": counter["dropped_invalid_atomic"],
+        "dropped_invalid_mcq": counter["dropped_invalid_mcq"],
     }
 
 
@@ -49,6 +50,7 @@ def mcq_build(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: boo
     """
     params = read_params(params_path)
     hub = ModelHub(params)
+    click.get_current_context().call_on_close(hub.close)
     client = hub.client(params.models.mcq_builder, label="mcq_builder")
     if dry_run:
         calls = hits = tokens = 0

@@ -30,7 +30,6 @@ from interviewsim.params import McqParams
 from interviewsim.records import CallRecord
 
 Status = Literal["kept", "dropped_invalid_atomic", "dropped_by_gate", "dropped_invalid_mcq"]
-STATUSES: tuple[Status, ...] = Status.__args__  # type: ignore[attr-defined]
 
 
 def item_id(personality_id: str, qa_id: str) -> str:
