@@ -35,9 +35,9 @@ def summary_ask(person: PersonalityData) -> Ask:
 @click.command()
 @params_option
 @click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
-              show_default=True)
+              show_default=True, help="Held-out responses (from prepare).")
 @click.option("--out-dir", type=click.Path(path_type=Path), default=FACT_SUMMARY_DIR,
-              show_default=True)
+              show_default=True, help="Where fact_summaries.jsonl and summary.json go.")
 @click.option("--dry-run", is_flag=True,
               help="Count calls, cache hits and estimated prompt tokens; call nothing.")
 def fact_summary(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: bool) -> None:

@@ -216,13 +216,13 @@ def _inputs(prepared_dir: Path, answers_path: Path, summaries: dict[tuple[str, s
 @click.command()
 @params_option
 @click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
-              show_default=True)
+              show_default=True, help="Held-out references (from prepare).")
 @click.option("--generated-dir", type=click.Path(path_type=Path), default=GENERATED_DIR,
-              show_default=True)
+              show_default=True, help="answers.jsonl (from generate).")
 @click.option("--summary-dir", type=click.Path(path_type=Path), default=FACT_SUMMARY_DIR,
-              show_default=True)
+              show_default=True, help="fact_summaries.jsonl (from fact-summary).")
 @click.option("--out-dir", type=click.Path(path_type=Path), default=JUDGED_DIR,
-              show_default=True)
+              show_default=True, help="Where judgments, PS runs/votes and metrics go.")
 @click.option("--dry-run", is_flag=True,
               help="Count first-attempt calls, cache hits and prompt tokens; call nothing.")
 def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_dir: Path,
