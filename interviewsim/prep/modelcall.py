@@ -53,8 +53,12 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     if isinstance(node, dict):
         if "$ref" in node:
             return _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
-        return {key: _inline(value, defs) for key, value in node.items()
-                if key not in ("title", "$defs", "default", "description")}
+        inlined = {key: _inline(value, defs) for key, value in node.items()
+                   if key not in ("title", "$defs", "default", "description", "properties")}
+        if "properties" in node:
+            inlined["properties"] = {name: _inline(value, defs)
+                                     for name, value in node["properties"].items()}
+        return inlined
     if isinstance(node, list):
         return [_inline(value, defs) for value in node]
     return node

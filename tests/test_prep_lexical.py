@@ -1,0 +1,127 @@
+"""The offline paths: list-marker extraction and IDF-coverage matching."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from interviewsim.prep.extraction import candidate_lines, extract_lexical
+from interviewsim.prep.gates import extraction_gate, match_gate
+from interviewsim.prep.matching import LexicalCorpus, judge_lexically, match_lexical
+from interviewsim.prep.models import EvidenceItem, PrepSettings, Requirement
+from tests.test_prep_support import posting
+
+LISTED = """# Data Analyst
+
+## About the role
+We analyse things for a fictional co-operative.
+
+Requirements:
+- SQL/Python for analysis
+* Designing A/B tests  with care
+1. Clear   written communication
+- SQL/Python for analysis
+- Tact
+• Stakeholder management across teams
+"""
+
+
+def _items(*texts: str) -> list[EvidenceItem]:
+    return [EvidenceItem(id=f"EV-{i + 1:03d}", kind="file", title=f"item {i + 1}", text=t)
+            for i, t in enumerate(texts)]
+
+
+def test_list_items_become_requirements_verbatim_without_their_markers() -> None:
+    texts = [r.text for r in extract_lexical(LISTED)]
+    assert texts == ["SQL/Python for analysis", "Designing A/B tests  with care",
+                     "Clear   written communication", "Stakeholder management across teams"]
+
+
+def test_short_lines_headings_and_repeats_are_dropped() -> None:
+    requirements = extract_lexical(LISTED)
+    assert "Tact" not in [r.text for r in requirements]
+    assert len({r.normalized for r in requirements}) == len(requirements)
+
+
+def test_normalized_form_is_lowercase_and_whitespace_collapsed() -> None:
+    requirement = extract_lexical(LISTED)[2]
+    assert requirement.normalized == "clear written communication"
+    assert requirement.text == requirement.source_quote == "Clear   written communication"
+
+
+def test_ids_run_from_req_001_in_source_order() -> None:
+    assert [r.id for r in extract_lexical(LISTED)] == ["REQ-001", "REQ-002", "REQ-003",
+                                                       "REQ-004"]
+
+
+def test_prose_posting_falls_back_to_every_non_heading_line() -> None:
+    prose = "Requirements\nYou have run a small bakery for years.\nYou like early mornings.\n"
+    assert candidate_lines(prose) == ["You have run a small bakery for years.",
+                                      "You like early mornings."]
+
+
+def test_sample_posting_yields_its_ten_listed_requirements() -> None:
+    requirements = extract_lexical(posting())
+    assert len(requirements) == 10
+    assert requirements[-1].text == "A nursing or public-health qualification"
+    assert extraction_gate(requirements, posting(), PrepSettings()) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["- ", "* ", "1. ", "", "## "]),
+                          st.text(alphabet=st.characters(blacklist_categories=("Cs",),
+                                                         blacklist_characters="\r\n\x0b\x0c"
+                                                         "\x1c\x1d\x1e\x85\u2028\u2029"),
+                                  max_size=40)),
+                max_size=12))
+def test_lexical_extraction_always_passes_its_own_grounding_rules(lines: list) -> None:
+    text = "\n".join(marker + body for marker, body in lines)
+    requirements = extract_lexical(text)
+    relaxed = PrepSettings(min_requirements=1, max_requirements=40)
+    problems = extraction_gate(requirements, text, relaxed) if requirements else []
+    assert [p for p in problems if "requirements; expected" not in p] == []
+
+
+def test_lexical_match_is_full_at_the_threshold_and_gap_below() -> None:
+    corpus = LexicalCorpus([("EV-1", "python and sql every day"), ("EV-2", "gardening")])
+    judged = judge_lexically("python sql kubernetes", corpus, threshold=0.0)
+    exact = judged.best.score
+    assert judge_lexically("python sql kubernetes", corpus, threshold=exact).coverage == "FULL"
+    assert judge_lexically("python sql kubernetes", corpus,
+                           threshold=exact + 1e-9).coverage == "GAP"
+
+
+def test_full_verdict_cites_items_and_reports_overlapping_terms() -> None:
+    requirement = Requirement(id="REQ-001", text="SQL/Python for analysis",
+                              normalized="sql/python for analysis",
+                              source_quote="SQL/Python for analysis")
+    evidence = _items("Daily SQL and Python analysis of sales", "Pottery classes")
+    [verdict] = match_lexical([requirement], evidence, PrepSettings())
+    assert verdict.coverage == "FULL"
+    assert verdict.evidence_ids == ("EV-001",)
+    assert {"sql", "python", "analysis"} <= set(verdict.matched_terms)
+    assert verdict.confidence == round(verdict.confidence, 4) > 0.30
+
+
+def test_gap_cites_nothing_and_explains_the_best_near_miss() -> None:
+    requirement = Requirement(id="REQ-001", text="Designing randomized experiments",
+                              normalized="designing randomized experiments",
+                              source_quote="Designing randomized experiments")
+    [verdict] = match_lexical([requirement], _items("Ran A/B testing on checkout"),
+                              PrepSettings())
+    assert verdict.coverage == "GAP" and verdict.evidence_ids == ()
+    assert "no evidence item shares a content term" in verdict.explanation
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=5),
+       st.lists(st.text(min_size=1, max_size=30), min_size=0, max_size=5),
+       st.floats(0.0, 1.0))
+def test_lexical_matcher_never_says_partial_and_always_passes_the_match_gate(
+        requirement_texts: list[str], evidence_texts: list[str], threshold: float) -> None:
+    requirements = [Requirement(id=f"REQ-{i + 1:03d}", text=t, normalized=t, source_quote=t)
+                    for i, t in enumerate(requirement_texts)]
+    evidence = _items(*evidence_texts)
+    verdicts = match_lexical(requirements, evidence, PrepSettings(match_threshold=threshold))
+    assert {v.coverage for v in verdicts} <= {"FULL", "GAP"}
+    assert match_gate(requirements, verdicts, evidence) == []
