@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
 from interviewsim.metrics import aggregate_rows, summarise_usage
 from interviewsim.records import PersonalityMetric
-from interviewsim.report import ReportData, plot_metric, plot_rows, render_report, results_table
-from interviewsim.stats import confidence_intervals, pairwise_tests
+from interviewsim.report import (
+    ReportData,
+    pairwise_table,
+    plot_metric,
+    plot_rows,
+    render_report,
+    results_table,
+)
+from interviewsim.stats import PairedTest, confidence_intervals, pairwise_tests
 
 PIDS = [f"P{i:02d}" for i in range(12)]
 
@@ -84,3 +96,62 @@ def test_plots_are_pngs_with_identical_bytes_for_identical_numbers(tmp_path):
     plot_metric("personality_alignment", rows, tmp_path / "two.png")
     one = (tmp_path / "one.png").read_bytes()
     assert one.startswith(b"\x89PNG") and one == (tmp_path / "two.png").read_bytes()
+
+
+def test_the_pairwise_section_lists_only_pairs_that_differ_after_adjustment():
+    def test(b: str, p_holm: float) -> PairedTest:
+        return PairedTest(metric="m", judge="j", strategy_a="a", strategy_b=b, n_pairs=12,
+                          mean_diff=0.1, p_value=p_holm / 2, p_holm=p_holm, exact=True)
+
+    lines = pairwise_table([test("b", 0.01), test("c", 0.2)]).splitlines()
+    assert lines[2:] == ["| m | j | a | b | 12 | 0.100 | 0.0050 | 0.0100 |"]
+    assert pairwise_table([test("c", 0.2)]).startswith("No pair of strategies differs")
+
+
+def write_stage_inputs(root: Path) -> list[str]:
+    """Handcrafted judged and MCQ metric files plus a stage summary; returns CLI arguments."""
+    judged, mcq = root / "judged.jsonl", root / "mcq.jsonl"
+    data = report_data()
+    judged.write_text("".join(
+        PersonalityMetric(personality_id=pid, strategy=s, judge=j, metric=m, value=v, n=1)
+        .model_dump_json() + "\n"
+        for (s, j, m), cell in data.cells.items() for pid, v in cell.per_personality.items()))
+    mcq.write_text("".join(
+        PersonalityMetric(personality_id=pid, strategy=s, judge="local", metric=m,
+                          value=0.5 + 0.1 * (s == "retrieval"), n=4).model_dump_json() + "\n"
+        for pid in PIDS for s in ("no-context", "retrieval", "hybrid")
+        for m in ("mcq_accuracy", "mcq_reward")))
+    claims = root / "claims.jsonl"
+    claims.write_text(PersonalityMetric(personality_id="P00", strategy="hybrid", judge="local",
+                                        metric="grounded_claim_rate", value=0.9, n=10)
+                      .model_dump_json() + "\n")
+    summary = root / "generated" / "summary.json"
+    summary.parent.mkdir()
+    summary.write_text(json.dumps({"counts": {"answers": 36}, "usage": {}}))
+    params = root / "params.yaml"
+    params.write_text(f"strategies: [no-context, retrieval, hybrid]\n"
+                      f"aggregate: {{permutations: 1000, bootstrap: 200}}\n"
+                      f"mlflow: {{tracking_uri: 'sqlite:///{root / 'mlflow.db'}'}}\n")
+    return ["--params", str(params), "--judged", str(judged), "--mcq", str(mcq),
+            "--metrics-file", str(claims), "--summary", str(summary),
+            "--out-dir", str(root / "reports")]
+
+
+def test_the_aggregate_stage_writes_every_report_file(tmp_path):
+    from stages.aggregate import aggregate
+
+    result = CliRunner().invoke(aggregate, [*write_stage_inputs(tmp_path), "--no-mlflow"])
+    assert result.exit_code == 0, result.output
+    reports = tmp_path / "reports"
+    metrics = json.loads((reports / "metrics.json").read_text())
+    assert metrics["retrieval.local.mcq_accuracy"] == 0.6
+    assert metrics["hybrid.local.personality_alignment"] == 0.565
+    assert metrics["counts.generated.answers"] == 36
+    assert sorted(p.name for p in (reports / "plots").iterdir()) == [
+        f"{m}.{ext}" for m in ("contradiction_ratio", "grounded_claim_rate", "mcq_accuracy",
+                               "mcq_reward", "personality_alignment") for ext in ("json", "png")]
+    assert metrics["hybrid.local.grounded_claim_rate"] == 0.9
+    assert "| strategy | contradiction_ratio (local) |" in (reports / "report.md").read_text()
+    significance = json.loads((reports / "significance.json").read_text())
+    assert significance["baseline"] == "no-context" and len(significance["tests"]) == 12
+    assert (reports / "per_personality.csv").read_text().startswith("metric,judge,strategy")

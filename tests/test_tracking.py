@@ -131,3 +131,29 @@ def test_runs_are_named_after_the_dvc_experiment_else_the_short_commit(tmp_path)
     assert named.name == "gusty-fern" and named.dvc_exp_name == "gusty-fern"
     outside_git = run_identity("h", cwd=tmp_path, environ={})
     assert outside_git.name == "unversioned" and outside_git.git_commit is None
+
+
+def test_the_aggregate_stage_logs_once_per_set_of_inputs(store, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from stages.aggregate import aggregate
+    from tests.test_report import write_stage_inputs
+
+    args = write_stage_inputs(tmp_path)
+    uri, _ = store
+    params = tmp_path / "params.yaml"
+    params.write_text(params.read_text().replace(f"sqlite:///{tmp_path / 'mlflow.db'}", uri))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DVC_EXP_NAME", "sunny-oak")
+    first = CliRunner().invoke(aggregate, args)
+    assert first.exit_code == 0, first.output
+    assert "run 'sunny-oak' logged" in first.output
+    again = CliRunner().invoke(aggregate, args)
+    assert "already logged, reused" in again.output
+    runs = search("interviewsim")
+    parent = runs[runs["tags.mlflow.runName"] == "sunny-oak"]
+    assert len(parent) == 1 and parent.iloc[0]["tags.dvc_exp_name"] == "sunny-oak"
+    children = runs[runs["tags.mlflow.parentRunId"] == parent.iloc[0]["run_id"]]
+    assert len(children) == 3
+    assert set(children["params.strategy"]) == {"no-context", "retrieval", "hybrid"}
+    assert children["metrics.mcq_accuracy"].notna().all()

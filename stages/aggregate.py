@@ -1,0 +1,137 @@
+"""DVC stage ``aggregate``: the experiment's table, tests, DVC metrics and plots, MLflow runs."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from pathlib import Path
+
+import click
+
+from interviewsim.jsonio import (
+    canonical_json,
+    load_json_strict,
+    read_jsonl,
+    sha256_hex,
+    write_json_atomic,
+    write_jsonl_atomic,
+    write_text_atomic,
+)
+from interviewsim.metrics import flat_metrics, load_cells, per_personality_csv, summarise_usage
+from interviewsim.params import Params
+from interviewsim.report import ReportData, plot_metric, plot_rows, render_report, row_order
+from interviewsim.stats import confidence_intervals, pairwise_tests
+from stages.common import JUDGED_DIR, MCQ_ANSWERS_DIR, REPORTS_DIR, params_option, read_params
+
+SAMPLE_PER_GROUP = 3
+"""Judgments kept per (strategy, judge) in the sample attached to the MLflow run."""
+
+_path = click.Path(dir_okay=False, exists=True, path_type=Path)
+
+
+def _summaries(paths: Iterable[Path]) -> dict[str, dict]:
+    """Stage summaries keyed by their stage folder (``generated``, ``judged``, ...)."""
+    return {path.parent.name: load_json_strict(path) for path in sorted(paths)}
+
+
+def _sample(paths: Iterable[Path]) -> list[dict]:
+    """The first few records per (strategy, judge) of each file: enough to eyeball outputs."""
+    kept: list[dict] = []
+    for path in paths:
+        seen: dict[tuple[str, str], int] = {}
+        for record in read_jsonl(path):
+            group = (str(record.get("strategy")), str(record.get("judge")))
+            if seen.get(group, 0) < SAMPLE_PER_GROUP:
+                seen[group] = seen.get(group, 0) + 1
+                kept.append(record)
+    return kept
+
+
+def _inputs_hash(files: Iterable[Path], params: Params) -> str:
+    """What makes two executions identical: every file read (by content) and the params."""
+    digests = {str(path): sha256_hex(path.read_bytes()) for path in sorted(set(files))}
+    return sha256_hex(canonical_json({"files": digests,
+                                      "params": params.model_dump(mode="json")}))
+
+
+@click.command()
+@params_option
+@click.option("--judged", type=_path, default=JUDGED_DIR / "personality_metrics.jsonl",
+              show_default=True, help="CS, FC and PS per personality (judge = judge name).")
+@click.option("--mcq", type=_path, default=MCQ_ANSWERS_DIR / "personality_metrics.jsonl",
+              show_default=True, help="MCQ accuracy and reward (judge = answering model).")
+@click.option("--metrics-file", "extra", type=_path, multiple=True,
+              help="Further personality_metrics.jsonl files (repeatable).")
+@click.option("--summary", "summary_paths", type=_path, multiple=True,
+              help="Stage summary.json files [default: data/artifacts/*/summary.json].")
+@click.option("--sample-from", type=_path, multiple=True,
+              help="JSON Lines of judgments to sample for the MLflow run (repeatable).")
+@click.option("--baseline", default="no-context", show_default=True,
+              help="Strategy the table's significance marks compare against.")
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=REPORTS_DIR, show_default=True)
+@click.option("--no-mlflow", is_flag=True, help="Write the reports only; log nothing.")
+def aggregate(params_path: Path, judged: Path, mcq: Path, extra: tuple[Path, ...],
+              summary_paths: tuple[Path, ...], sample_from: tuple[Path, ...], baseline: str,
+              out_dir: Path, no_mlflow: bool) -> None:
+    """Macro-average every metric over personalities, test every pair of strategies, and write
+    reports/ (metrics.json for DVC, report.md, plots, per-personality CSV, significance.json);
+    then log one MLflow parent run with a child per (strategy, judge), unless the same inputs
+    were logged before.
+    """
+    params = read_params(params_path)
+    metric_files = [judged, mcq, *extra]
+    summary_paths = summary_paths or tuple(sorted(Path("data/artifacts").glob("*/summary.json")))
+    cells = load_cells(metric_files)
+    if not cells:
+        raise click.ClickException("no metric rows in " + ", ".join(map(str, metric_files)))
+    usage = summarise_usage(_summaries(summary_paths))
+    intervals = confidence_intervals(cells, params.aggregate.bootstrap, params.seed)
+    tests = pairwise_tests(cells, params.strategies, params.aggregate.permutations, params.seed)
+    rows = row_order(cells, params.strategies)
+    if baseline not in rows:
+        baseline = rows[0]
+
+    plots_dir = out_dir / "plots"
+    plots_dir.mkdir(parents=True, exist_ok=True)
+    for stale in itertools.chain(plots_dir.glob("*.png"), plots_dir.glob("*.json")):
+        stale.unlink()
+    for metric, metric_rows in plot_rows(cells, intervals, params.strategies).items():
+        write_json_atomic(plots_dir / f"{metric}.json", metric_rows)
+        plot_metric(metric, metric_rows, plots_dir / f"{metric}.png")
+    flat = flat_metrics(cells, usage)
+    write_json_atomic(out_dir / "metrics.json", flat)
+    write_text_atomic(out_dir / "per_personality.csv", per_personality_csv(cells))
+    write_json_atomic(out_dir / "significance.json", {
+        "permutations": params.aggregate.permutations, "bootstrap": params.aggregate.bootstrap,
+        "seed": params.seed, "baseline": baseline,
+        "tests": [t.model_dump() for t in tests],
+    })
+    write_jsonl_atomic(out_dir / "judgment_sample.jsonl", _sample(sample_from))
+    report = ReportData(
+        title="InterviewSim results", cells=cells, intervals=intervals, tests=tests,
+        strategies=list(params.strategies), baseline=baseline, usage=usage,
+        config=params.model_dump(mode="json"), permutations=params.aggregate.permutations,
+        bootstrap=params.aggregate.bootstrap,
+    )
+    write_text_atomic(out_dir / "report.md", render_report(report))
+    click.echo(f"report: {out_dir / 'report.md'}  (DVC: dvc metrics show; dvc plots show)")
+    if no_mlflow:
+        return
+
+    from interviewsim.tracking import child_runs, flatten_params, log_aggregate, run_identity
+
+    identity = run_identity(_inputs_hash([*metric_files, *summary_paths, *sample_from], params))
+    result = log_aggregate(
+        params.mlflow.tracking_uri, params.mlflow.experiment, identity,
+        params=flatten_params(params.model_dump(mode="json")), parent_metrics=flat,
+        children=child_runs(cells, intervals),
+        artifacts=[out_dir / name for name in ("report.md", "per_personality.csv",
+                                               "significance.json", "judgment_sample.jsonl",
+                                               "plots")],
+    )
+    state = "already logged, reused" if result.reused else "logged"
+    click.echo(f"MLflow: run {identity.name!r} {state} ({result.parent_run_id}, "
+               f"{len(result.child_run_ids)} child runs) in experiment "
+               f"{params.mlflow.experiment!r}\n  view: mlflow ui --backend-store-uri "
+               f"{params.mlflow.tracking_uri}")
