@@ -1,0 +1,125 @@
+"""``interviewsim prep match|run`` end to end through the CLI group, and their input files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from interviewsim.errors import InputError
+from interviewsim.llm.types import ChatRequest
+from interviewsim.prep.clarify import ScriptedAnswers
+from interviewsim.prep.evidence import load_evidence_file, personality_evidence
+from interviewsim.prep.fixture_model import fixture_responder
+from stages.cli import cli
+from tests.test_prep_support import REPO, SAMPLE_ANSWERS, SAMPLE_EVIDENCE, SAMPLE_POSTING
+
+PERSONALITY = REPO / "data" / "personalities" / "ada-okonkwo"
+
+
+def _no_risks(payload: Any) -> dict[str, Any]:
+    area = payload["focus_areas"][-1]
+    return {"priorities": [{"requirement_id": area["requirement_id"], "note": "n",
+                            "evidence_ids": []}], "positioning": "p", "stories": [], "risks": []}
+
+
+def riskless_model(request: ChatRequest) -> str:
+    """Referenced from a test params file: a strategy that forgets every gap."""
+    return fixture_responder({"strategy": _no_risks})(request)
+
+
+def params_file(tmp_path: Path, script: str) -> Path:
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump({
+        "providers": {"local": {"kind": "scripted", "script": script}},
+        "cache": {"path": str(tmp_path / "cache.sqlite")}}), encoding="utf-8")
+    return path
+
+
+def invoke(*args: object) -> Any:
+    return CliRunner().invoke(cli, ["prep", *map(str, args)], catch_exceptions=True)
+
+
+def test_prep_match_plans_the_sample_posting_against_a_personality_offline(
+        tmp_path: Path) -> None:
+    out = tmp_path / "match"
+    result = invoke("match", "--posting", SAMPLE_POSTING, "--personality", PERSONALITY,
+                    "--out-dir", out, "--params", REPO / "params.yaml")
+    assert result.exit_code == 0, result.output
+    assert "10 requirements" in result.output and "plan_ready" in result.output
+    matches = json.loads((out / "matches.json").read_text())
+    cited = {eid for m in matches for eid in m["evidence_ids"]}
+    assert cited and all(eid.startswith("EV-ao-q") for eid in cited)
+    assert (out / "plan.md").exists() and not (out / "calls.jsonl").read_text()
+
+
+def test_prep_match_needs_exactly_one_evidence_source(tmp_path: Path) -> None:
+    result = invoke("match", "--posting", SAMPLE_POSTING, "--out-dir", tmp_path,
+                    "--params", REPO / "params.yaml")
+    assert isinstance(result.exception, InputError)
+    assert "exactly one evidence source" in str(result.exception)
+
+
+def test_prep_run_with_the_fixture_model_writes_a_package_and_the_audit(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = invoke("run", "--posting", SAMPLE_POSTING, "--evidence", SAMPLE_EVIDENCE,
+                    "--answers", SAMPLE_ANSWERS, "--out-dir", out, "--params",
+                    params_file(tmp_path, "interviewsim.prep.fixture_model:respond"))
+    assert result.exit_code == 0, result.output
+    assert "asked 5, admitted 2, rejected 3" in result.output
+    records = json.loads((out / "clarification_records.json").read_text())
+    assert [r["requirement_id"] for r in records] == ["REQ-005", "REQ-006", "REQ-008",
+                                                      "REQ-009", "REQ-010"]
+    package = json.loads((out / "package.json").read_text())
+    assert package["stop_reason"] == "completed" and len(package["questions"]) >= 8
+    assert "# Interview preparation package" in (out / "package.md").read_text()
+    assert not (out / "error_report.json").exists()
+
+
+def test_prep_run_rejected_by_the_package_gate_leaves_an_error_report_and_no_package(
+        tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "package.md").write_text("stale package from an earlier run")
+    result = invoke("run", "--posting", SAMPLE_POSTING, "--evidence", SAMPLE_EVIDENCE,
+                    "--answers", SAMPLE_ANSWERS, "--out-dir", out, "--params",
+                    params_file(tmp_path, "tests.test_prep_cli:riskless_model"))
+    assert result.exit_code == 1
+    assert "package_rejected" in result.output and "missing from the risks" in result.output
+    assert not (out / "package.md").exists() and not (out / "package.json").exists()
+    report = json.loads((out / "error_report.json").read_text())
+    assert report["gate"] == "package" and report["phase"] == "initial"
+
+
+def test_evidence_file_problems_are_all_reported_with_their_paths(tmp_path: Path) -> None:
+    path = tmp_path / "evidence.yaml"
+    path.write_text(yaml.safe_dump({"evidence": [
+        {"id": "EV-1", "title": "a", "summary": "b"},
+        {"id": "EV-1", "title": "a", "summary": "c"},
+    ]}))
+    with pytest.raises(InputError, match=r"evidence\[1\]\.id: duplicate 'EV-1'"):
+        load_evidence_file(path)
+    path.write_text(yaml.safe_dump({"evidence": [{"id": "X-1", "title": "a"}]}))
+    with pytest.raises(InputError) as caught:
+        load_evidence_file(path)
+    assert {p.path for p in caught.value.problems} == {"evidence[0].id", "evidence[0].summary"}
+
+
+def test_personality_evidence_holds_only_training_pairs_citing_their_qa_ids() -> None:
+    items = personality_evidence(PERSONALITY, test_fraction=0.2)
+    document = json.loads((PERSONALITY / "prepared_input.json").read_text())
+    latest = max(document["interviews"], key=lambda i: i["sequence"])
+    held_out = {p["qa_id"] for p in latest["qa_pairs"]}
+    assert items and all(item.qa_id and item.id == f"EV-{item.qa_id}" for item in items)
+    assert not held_out & {item.qa_id for item in items}
+
+
+def test_scripted_answers_file_must_key_answers_by_requirement_id(tmp_path: Path) -> None:
+    path = tmp_path / "answers.yaml"
+    path.write_text(yaml.safe_dump({"answers": {"budget": "I managed one."}}))
+    with pytest.raises(InputError, match="answers.budget"):
+        ScriptedAnswers.load(path)
