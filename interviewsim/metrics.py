@@ -179,18 +179,41 @@ class UsageTotals(BaseModel):
     unpriced_models: list[str] = []
     by_stage: dict[str, dict[str, dict[str, Any]]] = {}
     """stage -> ``label/model`` -> the stage's usage row."""
-    counts: dict[str, dict[str, Any]] = {}
-    """stage -> the stage's counts (answers, invalid, items built and dropped, ...)."""
+    counts: dict[str, dict[str, int | float]] = {}
+    """stage -> dotted count name -> number (answers, invalid, items built and dropped, ...)."""
+
+
+GROWS_WITH_DATA = frozenset({"by_personality"})
+"""Count breakdowns left out of the flat counts: their size grows with the number of
+personalities (they stay in the stage summaries); the rest is bounded by strategies × judges."""
+
+
+def numeric_leaves(value: Any, prefix: str = "") -> dict[str, int | float]:
+    """Dotted paths to every number in nested counts (``local.cs.invalid``), booleans excluded."""
+    if isinstance(value, Mapping):
+        leaves: dict[str, int | float] = {}
+        for key in sorted(value, key=str):
+            if key not in GROWS_WITH_DATA:
+                leaves.update(numeric_leaves(value[key], f"{prefix}.{key}" if prefix else str(key)))
+        return leaves
+    if isinstance(value, int | float) and not isinstance(value, bool) and prefix:
+        return {prefix: value}
+    return {}
 
 
 def summarise_usage(summaries: Mapping[str, Mapping[str, Any]]) -> UsageTotals:
-    """Fold stage summaries (``{"counts": ..., "usage": {label: row}}``) into totals."""
+    """Fold stage summaries into totals.
+
+    Model stages write ``{"counts": ..., "usage": {label: row}}``; a summary without either key
+    (select-context, claims) is all counts. Counts are kept as their numeric leaves.
+    """
     totals = UsageTotals()
     cost: list[float] = []
     unpriced: set[str] = set()
     for stage in sorted(summaries):
         summary = summaries[stage]
-        totals.counts[stage] = dict(summary.get("counts", {}))
+        standard = "counts" in summary or "usage" in summary
+        totals.counts[stage] = numeric_leaves(summary.get("counts", {}) if standard else summary)
         usage = dict(summary.get("usage", {}))
         totals.by_stage[stage] = usage
         for label, row in usage.items():
@@ -225,8 +248,7 @@ def flat_metrics(cells: Mapping[CellKey, MetricCell], usage: UsageTotals,
         flat[f"invalid.{metric}"] = invalid[metric]
     for stage, counts in sorted(usage.counts.items()):
         for name, count in sorted(counts.items()):
-            if isinstance(count, int | float) and not isinstance(count, bool):
-                flat[f"counts.{stage}.{name}"] = count
+            flat[f"counts.{stage}.{name}"] = count
     flat["usage.calls"] = usage.calls
     flat["usage.prompt_tokens"] = usage.prompt_tokens
     flat["usage.completion_tokens"] = usage.completion_tokens

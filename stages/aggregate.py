@@ -24,7 +24,7 @@ from interviewsim.stats import confidence_intervals, pairwise_tests
 from stages.common import JUDGED_DIR, MCQ_ANSWERS_DIR, REPORTS_DIR, params_option, read_params
 
 SAMPLE_PER_GROUP = 3
-"""Judgments kept per (strategy, judge) in the sample attached to the MLflow run."""
+"""Judgments kept per (strategy, judge, metric) in the sample attached to the MLflow run."""
 
 _path = click.Path(dir_okay=False, exists=True, path_type=Path)
 
@@ -35,12 +35,13 @@ def _summaries(paths: Iterable[Path]) -> dict[str, dict]:
 
 
 def _sample(paths: Iterable[Path]) -> list[dict]:
-    """The first few records per (strategy, judge) of each file: enough to eyeball outputs."""
+    """The first few records per (strategy, judge, metric) of each file: enough to eyeball
+    what the judges said under each strategy without shipping every judgment to MLflow."""
     kept: list[dict] = []
     for path in paths:
-        seen: dict[tuple[str, str], int] = {}
+        seen: dict[tuple[str, ...], int] = {}
         for record in read_jsonl(path):
-            group = (str(record.get("strategy")), str(record.get("judge")))
+            group = tuple(str(record.get(k)) for k in ("strategy", "judge", "metric"))
             if seen.get(group, 0) < SAMPLE_PER_GROUP:
                 seen[group] = seen.get(group, 0) + 1
                 kept.append(record)

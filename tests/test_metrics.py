@@ -132,3 +132,14 @@ def test_the_macro_average_lies_between_the_smallest_and_largest_value(values):
     else:
         assert min(present) - 1e-12 <= cell.value <= max(present) + 1e-12
         assert len(cell.per_personality) == len(present)
+
+
+def test_nested_stage_counts_become_dotted_numbers_without_per_personality_breakdowns():
+    usage = summarise_usage({
+        "judged": {"counts": {"local": {"cs": {"valid": 9, "invalid": 1}}}, "usage": {}},
+        "mcq_items": {"counts": {"built": 5, "ok": True, "by_personality": {"P1": {"built": 5}}}},
+        "context": {"contexts": 14, "pairs_dropped_for_budget": {"hybrid": 2}},
+    })
+    assert usage.counts == {"context": {"contexts": 14, "pairs_dropped_for_budget.hybrid": 2},
+                            "judged": {"local.cs.invalid": 1, "local.cs.valid": 9},
+                            "mcq_items": {"built": 5}}
