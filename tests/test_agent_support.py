@@ -19,7 +19,8 @@ from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.types import ChatRequest
 from interviewsim.params import Params
 
-Response = str | Callable[[ChatRequest], str]
+Response = str | Callable[[ChatRequest], str] | None
+"""A queued response: text, a callable of the request, or None for the persona's default."""
 
 SECTION_AREAS = {
     "WARM_UP": "background",
@@ -104,10 +105,10 @@ class PersonaScript:
         persona = persona_of(request)
         self.requests.append((persona, request))
         queue = self.queues.get(persona)
-        if queue:
-            item = queue.pop(0)
-            return item(request) if callable(item) else item
-        return default_response(persona, request)
+        item = queue.pop(0) if queue else None
+        if item is None:
+            return default_response(persona, request)
+        return item(request) if callable(item) else item
 
 
 def scripted_model(request: ChatRequest) -> str:
