@@ -6,6 +6,7 @@ Not a DVC stage (the experiment over every personality and strategy is
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -67,8 +68,7 @@ def interview(params_path: Path, personality_id: str | None, strategy: str, huma
     with ModelHub(params) as hub:
         clients = open_clients(hub, params, settings)
         if human:
-            candidate = HumanCandidate(click.get_text_stream("stdin"),
-                                       click.get_text_stream("stdout"))
+            candidate = HumanCandidate(sys.stdin, sys.stdout)
             info = CandidateInfo(kind="human")
             result = run_session(plan, settings, clients, candidate, info, WallClock())
         else:
