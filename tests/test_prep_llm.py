@@ -125,6 +125,16 @@ def test_schema_sent_to_the_model_is_inlined_and_requires_every_field() -> None:
     assert story["additionalProperties"] is False
 
 
+def test_decoding_schema_leaves_regexes_to_the_parser_and_offers_only_real_ids() -> None:
+    schema = json_schema_of(Strategy, {"requirement_id": ["REQ-001", "REQ-002"],
+                                       "evidence_ids": []})
+    text = json.dumps(schema)
+    assert "pattern" not in text and "maxLength" not in text
+    story = schema["properties"]["stories"]["items"]["properties"]
+    assert story["requirement_id"] == {"enum": ["REQ-001", "REQ-002"]}
+    assert story["evidence_ids"]["maxItems"] == 0
+
+
 def test_parse_model_accepts_one_fenced_object_and_nothing_else() -> None:
     body = proposed(("REQ-001", "Kiln repair", "Kiln repair"))
     assert parse_model(f"```json\n{body}\n```", ExtractionOut).requirements[0].id == "REQ-001"

@@ -66,7 +66,7 @@ def assess_answer(requirement: Requirement, question: str, answer: str, client: 
     payload = {"requirement_id": requirement.id, "requirement": requirement.text,
                "question": question, "answer": answer}
     return call_json(client, "assess-answer", ASSESS_RULES, payload, AnswerAssessment,
-                     settings.max_tokens)
+                     settings.max_tokens, choices={"target_requirement_id": [requirement.id]})
 
 
 @dataclass(frozen=True)

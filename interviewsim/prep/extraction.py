@@ -99,7 +99,9 @@ def extract_llm(posting: str, client: PrepClient, settings: PrepSettings
     """
     value, call = call_json(client, "extract-requirements", EXTRACTION_RULES,
                             {"posting": posting, "max_requirements": settings.max_requirements},
-                            ExtractionOut, settings.max_tokens)
+                            ExtractionOut, settings.max_tokens,
+                            choices={"id": [f"REQ-{n:03d}" for n in
+                                            range(1, settings.max_requirements + 1)]})
     if value is None:
         return None, call
     if len(value.requirements) > settings.max_requirements:

@@ -92,6 +92,12 @@ def _round(context: RoundContext | None) -> dict[str, Any] | None:
     return None if context is None else context.model_dump(mode="json")
 
 
+def _choices(focus: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Ids a generated item may name: the focus areas' requirements and their matched evidence."""
+    cited = sorted({e["id"] for area in focus for e in area["evidence"]})
+    return {"requirement_id": [area["requirement_id"] for area in focus], "evidence_ids": cited}
+
+
 def parse_round(text: str, client: PrepClient, settings: PrepSettings
                 ) -> tuple[RoundContext | None, PrepCall]:
     """Structure the round description once; None when the answer breaks the schema."""
@@ -109,7 +115,8 @@ def write_strategy(focus: list[dict[str, Any]], round_context: RoundContext | No
                    client: PrepClient, settings: PrepSettings
                    ) -> tuple[Strategy | None, PrepCall]:
     payload = {"focus_areas": focus, "round_context": _round(round_context)}
-    return call_json(client, "strategy", STRATEGY_RULES, payload, Strategy, settings.max_tokens)
+    return call_json(client, "strategy", STRATEGY_RULES, payload, Strategy, settings.max_tokens,
+                     _choices(focus))
 
 
 def write_questions(focus: list[dict[str, Any]], strategy: Strategy,
@@ -119,4 +126,4 @@ def write_questions(focus: list[dict[str, Any]], strategy: Strategy,
     payload = {"focus_areas": focus, "strategy": strategy.model_dump(mode="json"),
                "round_context": _round(round_context)}
     return call_json(client, "practice-questions", rules, payload, PracticeQuestionSet,
-                     settings.max_tokens)
+                     settings.max_tokens, _choices(focus))

@@ -144,8 +144,10 @@ def match_llm(requirements: Sequence[Requirement], evidence: Sequence[EvidenceIt
         "requirements": [{"requirement_id": r.id, "text": r.text} for r in requirements],
         "evidence": [{"id": e.id, "title": e.title, "text": e.text} for e in evidence],
     }
+    choices = {"requirement_id": [r.id for r in requirements],
+               "evidence_ids": [e.id for e in evidence]}
     value, call = call_json(client, "match-evidence", MATCH_RULES, payload, MatchOut,
-                            settings.max_tokens)
+                            settings.max_tokens, choices)
     if value is None:
         return None, call
     verdicts = [

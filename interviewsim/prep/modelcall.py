@@ -9,7 +9,7 @@ failure becomes a :class:`ParseError` message and nothing is salvaged. Every cal
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -64,28 +64,57 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
-def json_schema_of(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema with references inlined, every field required, no titles.
+_DECODING_DROPS = ("pattern", "minLength", "maxLength")
+MAX_DECODED_ITEMS = 12
 
-    Inlining keeps grammar converters that do not follow ``$ref`` working; requiring every field
-    matches the strict parser, which wants exactly the model's keys.
+
+def json_schema_of(model: type[BaseModel],
+                   choices: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+    """The schema sent as a decoding constraint: a hint that raises the hit rate, not a check.
+
+    References are inlined and every field is required (what the strict parser wants). String
+    patterns and lengths are left to the parser: grammar converters mistranslate regexes and
+    expand lengths into deeply nested rules that crash small runtimes. Instead, fields named in
+    ``choices`` (``requirement_id``, ``evidence_ids``, ...) are limited to the ids that exist,
+    so even a small model can only cite real ids — whether it cites the *right* ones is still
+    for the gates to say.
     """
     schema = model.model_json_schema()
     inlined = _inline(schema, schema.get("$defs", {}))
+    allowed = dict(choices or {})
 
-    def require_all(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("type") == "object" and "properties" in node:
-                node["required"] = list(node["properties"])
-                node["additionalProperties"] = False
-            for value in node.values():
-                require_all(value)
-        elif isinstance(node, list):
+    def constrain(node: Any) -> None:
+        if isinstance(node, list):
             for value in node:
-                require_all(value)
+                constrain(value)
+            return
+        if not isinstance(node, dict):
+            return
+        for key in _DECODING_DROPS:
+            node.pop(key, None)
+        if node.get("maxItems", 0) > MAX_DECODED_ITEMS:
+            node.pop("maxItems")
+        if node.get("type") == "object" and "properties" in node:
+            node["required"] = list(node["properties"])
+            node["additionalProperties"] = False
+            for name, prop in node["properties"].items():
+                if name in allowed:
+                    _limit(prop, list(allowed[name]))
+        for value in node.values():
+            constrain(value)
 
-    require_all(inlined)
+    constrain(inlined)
     return inlined
+
+
+def _limit(prop: dict[str, Any], values: list[str]) -> None:
+    """Restrict a string property, or an array of strings, to ``values``."""
+    target = prop["items"] if prop.get("type") == "array" else prop
+    if values:
+        target.clear()
+        target["enum"] = values
+    elif prop.get("type") == "array":
+        prop["maxItems"] = 0
 
 
 def parse_model(text: str, model: type[M]) -> M:
@@ -112,10 +141,11 @@ def messages_for(task: str, instructions: str, payload: Any) -> list[Message]:
 
 
 def call_json(client: PrepClient, task: str, instructions: str, payload: Any,
-              model: type[M], max_tokens: int) -> tuple[M | None, PrepCall]:
+              model: type[M], max_tokens: int,
+              choices: Mapping[str, Sequence[str]] | None = None) -> tuple[M | None, PrepCall]:
     """Ask the model for one ``model`` value; return it (or None) and the call's audit record."""
     constraint = OutputConstraint(kind="json_schema", name=task.replace("-", "_"),
-                                  json_schema=json_schema_of(model))
+                                  json_schema=json_schema_of(model, choices))
     request = client.request(messages_for(task, instructions, payload),
                              constraint=constraint if client.supports_json_schema else None,
                              max_tokens=max_tokens)
