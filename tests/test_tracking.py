@@ -134,16 +134,18 @@ def test_runs_are_named_after_the_dvc_experiment_else_the_short_commit(tmp_path)
 
 
 def test_the_aggregate_stage_logs_once_per_set_of_inputs(store, tmp_path, monkeypatch):
+    import mlflow
     from click.testing import CliRunner
 
     from stages.aggregate import aggregate
     from tests.test_report import write_stage_inputs
 
     args = write_stage_inputs(tmp_path)
-    uri, _ = store
+    uri, artifacts = store
     params = tmp_path / "params.yaml"
     params.write_text(params.read_text().replace(f"sqlite:///{tmp_path / 'mlflow.db'}", uri))
-    monkeypatch.chdir(tmp_path)
+    # Created here so its artifacts land in the temp store, not in ./mlruns of the repo.
+    mlflow.MlflowClient(uri).create_experiment("interviewsim", f"{artifacts}/stage")
     monkeypatch.setenv("DVC_EXP_NAME", "sunny-oak")
     first = CliRunner().invoke(aggregate, args)
     assert first.exit_code == 0, first.output
