@@ -154,9 +154,13 @@ class MockOpenAI:
         for task in self._connections:
             task.cancel()
 
+    async def _drain(self) -> None:
+        self._shutdown()
+        await asyncio.gather(*self._connections, return_exceptions=True)
+
     def stop(self) -> None:
         if self._thread.is_alive():
-            self._loop.call_soon_threadsafe(self._shutdown)
+            asyncio.run_coroutine_threadsafe(self._drain(), self._loop).result(10)
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join()
         self._loop.close()

@@ -10,6 +10,9 @@ the model's answer. Storage is :class:`~interviewsim.llm.kvstore.SqliteStore`.
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,11 +52,34 @@ class CacheStats:
     """``{"provider/model": {"hits": n, "misses": m}}`` accumulated over every run."""
 
 
+def _flush_counts(store: SqliteStore, pending: Counter[tuple[str, str]],
+                  lock: threading.Lock) -> None:
+    with lock:
+        counts = {name: value for name, value in pending.items() if value}
+        pending.clear()
+    if counts:
+        store.add_counts(counts)
+
+
 class ResponseCache:
-    """Maps cache keys to :class:`ChatResult` values, and counts hits and misses per model."""
+    """Maps cache keys to :class:`ChatResult` values, and counts hits and misses per model.
+
+    Hit and miss counts are kept in memory and written with the next stored results (same
+    transaction), on :meth:`close`, or at interpreter exit, so a batch answered entirely from
+    the cache writes nothing and costs no disk I/O.
+    """
 
     def __init__(self, path: str | Path):
         self.store = SqliteStore(path)
+        self._pending: Counter[tuple[str, str]] = Counter()
+        self._lock = threading.Lock()
+        self._flush = weakref.finalize(self, _flush_counts, self.store, self._pending, self._lock)
+
+    def _take_counts(self) -> dict[tuple[str, str], int]:
+        with self._lock:
+            counts = {name: value for name, value in self._pending.items() if value}
+            self._pending.clear()
+        return counts
 
     @staticmethod
     def _load(key: str, value: str | bytes) -> ChatResult:
@@ -74,15 +100,19 @@ class ResponseCache:
             key: canonical_json(result.model_dump(mode="json", include=_STORED_FIELDS))
             for key, result in results.items()
         }
-        winners = self.store.put_many(values)
+        winners = self.store.put_many(values, self._take_counts())
         return {key: self._load(key, value) for key, value in winners.items()}
 
     def record(self, model: str, hits: int, misses: int) -> None:
-        """Add one batch's hits and misses to the per-model counters."""
-        self.store.add_counts({(model, "hits"): hits, (model, "misses"): misses})
+        """Add one batch's hits and misses to the per-model counters (written later)."""
+        with self._lock:
+            self._pending[(model, "hits")] += hits
+            self._pending[(model, "misses")] += misses
 
     def stats(self) -> CacheStats:
+        self.store.add_counts(self._take_counts())
         return CacheStats(len(self.store), self.store.size_bytes(), self.store.counts())
 
     def close(self) -> None:
+        self._flush()
         self.store.close()

@@ -1,11 +1,13 @@
 """A durable key-value store in one SQLite file, shared safely by threads and processes.
 
 It knows nothing about models (the HELM split: :mod:`interviewsim.llm.cache` decides what a key
-means, this module only keeps bytes). WAL mode lets readers proceed while one writer commits;
-``synchronous=FULL`` makes a committed write survive a crash of the process or the machine.
-Writes are grouped by the caller into one transaction per batch, so durability costs one fsync
-per batch rather than one per entry. The first writer of a key wins: a later ``put_many`` of the
-same key keeps the stored value and hands it back, so concurrent processes agree on every answer.
+means, this module only keeps bytes). WAL mode lets readers proceed while one writer commits.
+``synchronous=NORMAL`` makes a committed write survive a crash or ``kill -9`` of the process
+(it is in the OS's hands at commit); only an OS crash or power loss can drop the last few
+commits, and never corrupts the file. ``FULL`` would add an fsync per commit (8.8 ms measured
+here against 0.2 ms), which a cache of re-computable answers does not need. The first writer
+of a key wins: a later ``put_many`` of the same key keeps the stored value and hands it back,
+so concurrent processes agree on every answer.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ class SqliteStore:
                 self.path, timeout=self._timeout_s, isolation_level=None, check_same_thread=False
             )
             connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=FULL")
+            connection.execute("PRAGMA synchronous=NORMAL")
             connection.executescript(_SCHEMA)
             self._connection = connection
         return self._connection
@@ -100,13 +102,14 @@ class SqliteStore:
                 present.update(key for (key,) in rows)
         return present
 
-    def put_many(self, items: Mapping[str, Value]) -> dict[str, Value]:
-        """Store new entries in one durable transaction.
+    def put_many(self, items: Mapping[str, Value],
+                 counts: Mapping[tuple[str, str], int] | None = None) -> dict[str, Value]:
+        """Store new entries (and add to counters) in one transaction.
 
         Returns the values already stored for keys that another writer stored first; those keys
         keep their old value, so every process reads the same answer for a key.
         """
-        if not items:
+        if not items and not counts:
             return {}
         with self._transaction() as connection:
             existing = self._select(connection, list(items))
@@ -114,18 +117,20 @@ class SqliteStore:
                 "INSERT INTO entries (key, value) VALUES (?, ?)",
                 [(key, value) for key, value in items.items() if key not in existing],
             )
+            self._add_counts(connection, counts or {})
         return existing
+
+    @staticmethod
+    def _add_counts(connection: sqlite3.Connection, counts: Mapping[tuple[str, str], int]) -> None:
+        connection.executemany(
+            "INSERT INTO counters (name, field, value) VALUES (?, ?, ?) "
+            "ON CONFLICT (name, field) DO UPDATE SET value = value + excluded.value",
+            [(name, field, value) for (name, field), value in counts.items()],
+        )
 
     def add_counts(self, counts: Mapping[tuple[str, str], int]) -> None:
         """Add to named counters ``(name, field)`` in one transaction (e.g. per-model hits)."""
-        if not counts:
-            return
-        with self._transaction() as connection:
-            connection.executemany(
-                "INSERT INTO counters (name, field, value) VALUES (?, ?, ?) "
-                "ON CONFLICT (name, field) DO UPDATE SET value = value + excluded.value",
-                [(name, field, value) for (name, field), value in counts.items()],
-            )
+        self.put_many({}, counts)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Every counter, as ``{name: {field: value}}``."""
