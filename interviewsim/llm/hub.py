@@ -5,9 +5,9 @@ A batch goes: cache lookup → the misses, de-duplicated, run concurrently up to
 limit on the hub's event loop (one background thread, so stages stay synchronous and the async
 HTTP client keeps its connection pool across batches) → each result is committed to the cache
 before the batch returns. Commits are grouped: whatever finished while one transaction was being
-written goes into the next, so a busy endpoint costs one transaction per group, not per call. When a call
-fails for good, no new calls start, the ones in flight finish and are stored, and the error is
-raised; a rerun resumes from the cache.
+written goes into the next, so a busy endpoint costs one transaction per group, not per call.
+When a call fails for good, no new calls start, the ones in flight finish and are stored, and
+the error is raised; a rerun resumes from the cache.
 """
 
 from __future__ import annotations
