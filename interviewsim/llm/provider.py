@@ -6,23 +6,15 @@ count usage or limit concurrency: :mod:`interviewsim.llm.hub` does that once for
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 
 from interviewsim.errors import ProviderError
 from interviewsim.jsonio import sha256_hex
 from interviewsim.llm.types import ChatRequest, ChatResult
-
-CHARS_PER_TOKEN = 4
-"""The usual English-text ratio; used only for dry-run estimates and the scripted provider."""
+from interviewsim.tokens import estimate_tokens
 
 MESSAGE_OVERHEAD_TOKENS = 4
 """Chat-template tokens around each message (role markers, separators), for estimates."""
-
-
-def estimate_tokens(text: str) -> int:
-    """A tokenizer-free estimate: ceil(characters / 4)."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def estimate_prompt_tokens(request: ChatRequest) -> int:
