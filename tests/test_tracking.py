@@ -19,6 +19,9 @@ from interviewsim.tracking import (
     run_identity,
 )
 
+# MLflow's own SQLAlchemy usage, not ours.
+pytestmark = pytest.mark.filterwarnings("ignore:The ``noload`` loader strategy is deprecated")
+
 FIVE = ("personality_alignment", "contradiction_ratio", "mcq_accuracy", "mcq_reward",
         "content_similarity")
 
