@@ -49,8 +49,13 @@ def _sample(paths: Iterable[Path]) -> list[dict]:
 
 
 def _inputs_hash(files: Iterable[Path], params: Params) -> str:
-    """What makes two executions identical: every file read (by content) and the params."""
-    digests = {str(path): sha256_hex(path.read_bytes()) for path in sorted(set(files))}
+    """What makes two executions identical: every file read and the code that turns them into
+    numbers (both by content, as DVC sees its deps), and the params."""
+    from interviewsim import metrics, report, stats, tracking
+
+    code = [Path(m.__file__) for m in (metrics, report, stats, tracking) if m.__file__]
+    digests = {str(path): sha256_hex(path.read_bytes())
+               for path in sorted({*files, *code, Path(__file__)})}
     return sha256_hex(canonical_json({"files": digests,
                                       "params": params.model_dump(mode="json")}))
 
