@@ -54,9 +54,9 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
     from interviewsim import metrics, report, stats, tracking
 
     code = [Path(m.__file__) for m in (metrics, report, stats, tracking) if m.__file__]
-    digests = {str(path): sha256_hex(path.read_bytes())
-               for path in sorted({*files, *code, Path(__file__)})}
-    return sha256_hex(canonical_json({"files": digests,
+    digests = {str(path): sha256_hex(path.read_bytes()) for path in sorted(set(files))}
+    code_digests = {path.name: sha256_hex(path.read_bytes()) for path in [*code, Path(__file__)]}
+    return sha256_hex(canonical_json({"files": digests, "code": code_digests,
                                       "params": params.model_dump(mode="json")}))
 
 
