@@ -123,3 +123,16 @@ def test_scripted_answers_file_must_key_answers_by_requirement_id(tmp_path: Path
     path.write_text(yaml.safe_dump({"answers": {"budget": "I managed one."}}))
     with pytest.raises(InputError, match="answers.budget"):
         ScriptedAnswers.load(path)
+
+
+def test_prep_run_without_an_answers_file_asks_at_the_terminal(tmp_path: Path) -> None:
+    budget = ("In 2022 I managed the outreach programme budget of £310,000 and reported spend "
+              "to the board every month.")
+    result = CliRunner().invoke(cli, [
+        "prep", "run", "--posting", str(SAMPLE_POSTING), "--evidence", str(SAMPLE_EVIDENCE),
+        "--out-dir", str(tmp_path / "run"), "--max-clarifications", "2", "--params",
+        str(params_file(tmp_path, "interviewsim.prep.fixture_model:respond"))],
+        input=f"{budget}\n\n")
+    assert result.exit_code == 0, result.output
+    assert "[REQ-005] The posting asks for" in result.output
+    assert "asked 2, admitted 1, rejected 1, never asked 3" in result.output
