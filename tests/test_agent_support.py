@@ -141,3 +141,12 @@ class ScriptedCandidate:
 
     def hear(self, speaker: str, text: str) -> None:
         self.heard.append((speaker, text))
+
+
+def fidelity_model(request: ChatRequest) -> str:
+    """The defaults, except that the evaluator rates the real held-out answers of
+    ``tests.factories.make_doc`` ("... the kiln ran N hours") 8 on every dimension."""
+    persona = persona_of(request)
+    if persona == "evaluator" and "the kiln ran" in request.messages[1].content:
+        return score(8, 8, 8, 8, "experience")
+    return default_response(persona, request)

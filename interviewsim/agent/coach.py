@@ -21,7 +21,7 @@ from interviewsim.records import CallRecord
 FIELDS = ("what_worked", "what_to_improve", "how_to_improve")
 FEEDBACK_SCHEMA = {
     "type": "object",
-    "properties": {name: {"type": "string", "maxLength": 400} for name in FIELDS},
+    "properties": {name: {"type": "string"} for name in FIELDS},
     "required": list(FIELDS),
     "additionalProperties": False,
 }

@@ -181,9 +181,15 @@ def validate_call(call: ToolCall, context: ToolContext) -> Verdict:
     return Verdict(call=call, accepted=True, arguments=arguments)
 
 
+SCHEMA_DROPPED_KEYS = ("title", "default", "maxLength", "description")
+"""Left out of constraint schemas. ``maxLength`` becomes a bounded repetition in llama.cpp's
+grammar, and a few hundred of them exceed its limits (the embedded runtime crashes); lengths
+are enforced by the pydantic models instead, and ``max_tokens`` bounds a runaway output."""
+
+
 def _clean(schema: Any) -> Any:
     if isinstance(schema, dict):
-        return {k: _clean(v) for k, v in schema.items() if k not in ("title", "default")}
+        return {k: _clean(v) for k, v in schema.items() if k not in SCHEMA_DROPPED_KEYS}
     if isinstance(schema, list):
         return [_clean(v) for v in schema]
     return schema

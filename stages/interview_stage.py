@@ -1,0 +1,155 @@
+"""DVC stages ``interview-experiment`` and ``style-metrics``.
+
+``interview-experiment`` interviews every personality's twin under every strategy with the
+personality plan (the held-out questions as topics) and reports the fidelity gap, the
+guardrail violation rate and the state coverage per personality. ``style-metrics`` compares
+filler rate, hedge rate and answer length of ``generate``'s answers with the real ones.
+Run as ``python -m stages.interview_stage <command>``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from statistics import fmean
+
+import click
+from tqdm import tqdm
+
+from interviewsim.agent.artifacts import write_session
+from interviewsim.agent.config import SETTINGS_PATH, load_agent_settings
+from interviewsim.agent.evaluator import Evaluator
+from interviewsim.agent.experiment import (
+    METRICS,
+    fidelity_records,
+    score_references,
+    session_metrics,
+)
+from interviewsim.agent.plan import load_plan
+from interviewsim.agent.results import CandidateInfo
+from interviewsim.agent.setup import open_clients, personality_plan, run_session, twin
+from interviewsim.agent.style import STYLE_METRICS, style_metrics
+from interviewsim.context import RetrievalIndex
+from interviewsim.corpus import iter_personalities
+from interviewsim.jsonio import read_jsonl, write_json_atomic, write_jsonl_atomic
+from interviewsim.llm import ModelHub
+from interviewsim.prepare import HELDOUT_PAIRS
+from interviewsim.records import PersonalityMetric
+from interviewsim.stage_summary import write_summary
+from stages.common import GENERATED_DIR, PREPARED_DIR, params_option, progress_enabled, read_params
+
+INTERVIEW_OUT = Path("data/artifacts/interview")
+STYLE_OUT = Path("data/artifacts/style")
+
+
+def strategy_means(rows: list[PersonalityMetric], names) -> dict[str, dict[str, float | None]]:
+    """metrics.json for DVC: each metric macro-averaged over personalities, per strategy."""
+    table: dict[str, dict[str, float | None]] = {}
+    for metric in names:
+        for strategy in sorted({r.strategy for r in rows}):
+            values = [r.value for r in rows
+                      if r.metric == metric and r.strategy == strategy and r.value is not None]
+            table.setdefault(metric, {})[strategy] = round(fmean(values), 6) if values else None
+    return table
+
+
+@click.command("interview-experiment")
+@params_option
+@click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
+              show_default=True)
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=INTERVIEW_OUT, show_default=True)
+@click.option("--agent-settings", "settings_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=SETTINGS_PATH, show_default=True)
+@click.option("--plan", "plan_name", default="personality", show_default=True)
+def interview_experiment(params_path: Path, prepared_dir: Path, out_dir: Path,
+                         settings_path: Path, plan_name: str) -> None:
+    """Interview every twin under every strategy; write the sessions and three metrics.
+
+    Outputs: sessions/<personality>/<strategy>/ (each interview's artifacts), references.jsonl
+    (the evaluator on the real held-out answers), fidelity.jsonl (twin vs real composite per
+    question), personality_metrics.jsonl (fidelity_gap, guardrail_violation_rate,
+    state_coverage), metrics.json (per-strategy means) and summary.json. The coach is off:
+    it changes nothing that is measured here.
+    """
+    params = read_params(params_path)
+    settings = load_agent_settings(settings_path).model_copy(update={"coach_mode": "off"})
+    settings.check_providers(params, str(settings_path))
+    base_plan = load_plan(plan_name)
+    embedder = None
+    if {"retrieval", "hybrid"} & set(params.strategies):
+        from stages.embedding import open_embedder
+
+        embedder = open_embedder(params)
+    metrics: list[PersonalityMetric] = []
+    fidelity: list[dict] = []
+    references: list[dict] = []
+    counts: Counter[str] = Counter()
+    with ModelHub(params) as hub:
+        clients = open_clients(hub, params, settings)
+        people = tqdm(iter_personalities(prepared_dir), desc="interview", unit="personality",
+                      disable=not progress_enabled())
+        for person in people:
+            plan = personality_plan(base_plan, person)
+            evaluator = Evaluator(clients.evaluator, plan, settings.evaluator_max_calls)
+            reference = score_references(evaluator, plan, person)
+            references += [r.model_dump(mode="json") for r in reference]
+            index = None if embedder is None else RetrievalIndex.build(
+                person.train, embedder.embed, params.context.retrieval_text)
+            for strategy in params.strategies:
+                info = CandidateInfo(kind="simulated", personality_id=person.personality_id,
+                                     strategy=strategy)
+                candidate = twin(person, strategy, clients, params, settings, index)
+                result = run_session(plan, settings, clients, candidate, info)
+                card = write_session(result, out_dir / "sessions" / person.personality_id /
+                                     strategy)
+                records = fidelity_records(result, person, strategy, reference)
+                fidelity += [r.model_dump(mode="json") for r in records]
+                metrics += session_metrics(result, records, settings.judge_name)
+                counts.update(interviews=1, turns=card.turns, scored=card.answers_scored,
+                              unscored=card.answers_unscored)
+        usage = hub.usage()
+    metrics.sort(key=PersonalityMetric.sort_key)
+    write_jsonl_atomic(out_dir / "references.jsonl", references)
+    write_jsonl_atomic(out_dir / "fidelity.jsonl", fidelity)
+    write_jsonl_atomic(out_dir / "personality_metrics.jsonl",
+                       (m.model_dump(mode="json") for m in metrics))
+    write_json_atomic(out_dir / "metrics.json", {"interview": strategy_means(metrics, METRICS)})
+    write_summary(out_dir / "summary.json", dict(counts), usage)
+    click.echo(f"interviewed {counts['interviews']} twins ({counts['turns']} turns, "
+               f"{counts['scored']} answers scored) -> {out_dir}")
+
+
+@click.command("style-metrics")
+@click.option("--answers", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              default=GENERATED_DIR / "answers.jsonl", show_default=True)
+@click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
+              show_default=True)
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=STYLE_OUT, show_default=True)
+def style_metrics_cmd(answers: Path, prepared_dir: Path, out_dir: Path) -> None:
+    """Filler rate, hedge rate and length of generated vs real answers (absolute differences).
+
+    Outputs: personality_metrics.jsonl (judge ``style``), metrics.json, summary.json.
+    Deterministic: no model is called.
+    """
+    references = {(r["personality_id"], r["qa_id"]): r["response"]
+                  for r in read_jsonl(prepared_dir / HELDOUT_PAIRS)}
+    rows = style_metrics(read_jsonl(answers), references)
+    write_jsonl_atomic(out_dir / "personality_metrics.jsonl",
+                       (r.model_dump(mode="json") for r in rows))
+    write_json_atomic(out_dir / "metrics.json", {"style": strategy_means(rows, STYLE_METRICS)})
+    write_summary(out_dir / "summary.json", {"rows": len(rows)}, {})
+    click.echo(f"style metrics: {len(rows)} rows -> {out_dir}")
+
+
+@click.group()
+def main() -> None:
+    """The interview agent's DVC stages."""
+
+
+main.add_command(interview_experiment)
+main.add_command(style_metrics_cmd)
+
+if __name__ == "__main__":
+    main()

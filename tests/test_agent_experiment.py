@@ -1,0 +1,97 @@
+"""The interview experiment stage and the deterministic style metric."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from interviewsim.agent.style import style_metrics
+from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
+from interviewsim.prepare import prepare_corpus
+from stages.interview_stage import main
+from tests.factories import make_doc, write_doc
+
+
+@pytest.fixture
+def prepared(tmp_path: Path) -> Path:
+    root = tmp_path / "personalities"
+    write_doc(root, make_doc("P1", interviews=5, pairs=3))
+    prepare_corpus(root, tmp_path / "prepared", 0.2)
+    return tmp_path / "prepared"
+
+
+def test_style_metric_is_the_absolute_difference_of_collection_means():
+    answers = [
+        {"personality_id": "P", "strategy": "s", "qa_id": "q1", "valid": True,
+         "response": "Um, basically it was fine."},
+        {"personality_id": "P", "strategy": "s", "qa_id": "q2", "valid": True,
+         "response": "It was fine."},
+        {"personality_id": "P", "strategy": "s", "qa_id": "q3", "valid": False,
+         "response": None},
+    ]
+    references = {("P", "q1"): "It was probably fine, I guess.", ("P", "q2"): "Fine.",
+                  ("P", "q3"): "Never used."}
+    rows = {r.metric: r for r in style_metrics(answers, references)}
+    filler = rows["style_filler_rate_diff"]
+    assert filler.value == pytest.approx(abs((2 / 5 + 0) / 2 - 0), abs=1e-6)
+    assert (filler.judge, filler.n, filler.invalid) == ("style", 2, 1)
+    assert rows["style_hedge_rate_diff"].value == pytest.approx(abs(0 - (2 / 6 + 0) / 2), abs=1e-6)
+    assert rows["style_length_diff"].value == pytest.approx(abs((5 + 3) / 2 - (6 + 1) / 2))
+
+
+def test_style_metric_refuses_an_answer_without_a_reference():
+    with pytest.raises(KeyError, match="no held-out reference"):
+        style_metrics([{"personality_id": "P", "strategy": "s", "qa_id": "x", "valid": True,
+                        "response": "hi"}], {})
+
+
+def test_style_metrics_command_writes_rows_for_every_strategy(tmp_path, prepared):
+    heldout = list(read_jsonl(prepared / "heldout_pairs.jsonl"))
+    answers = tmp_path / "answers.jsonl"
+    write_jsonl_atomic(answers, [
+        {"personality_id": p["personality_id"], "strategy": strategy, "qa_id": p["qa_id"],
+         "question": p["question"], "response": p["response"], "valid": True}
+        for strategy in ("no-context", "hybrid") for p in heldout])
+    out = tmp_path / "style"
+    result = CliRunner().invoke(main, ["style-metrics", "--answers", str(answers),
+                                       "--prepared-dir", str(prepared), "--out-dir", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = list(read_jsonl(out / "personality_metrics.jsonl"))
+    assert len(rows) == 6 and {r["value"] for r in rows} == {0.0}
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["style"]["style_length_diff"] == {"hybrid": 0.0, "no-context": 0.0}
+
+
+def test_interview_experiment_reports_fidelity_gap_guardrails_and_coverage(tmp_path, prepared):
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({
+        "strategies": ["no-context", "hybrid"],
+        "cache": {"path": str(tmp_path / "cache.sqlite"),
+                  "embeddings_dir": str(tmp_path / "emb")},
+        "providers": {"local": {"kind": "scripted",
+                                "script": "tests.test_agent_support:fidelity_model"}},
+    }), encoding="utf-8")
+    out = tmp_path / "interview"
+    result = CliRunner().invoke(main, ["interview-experiment", "--params", str(params),
+                                       "--prepared-dir", str(prepared), "--out-dir", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [(r["strategy"], r["metric"], r["value"], r["n"], r["invalid"])
+            for r in read_jsonl(out / "personality_metrics.jsonl")]
+    assert rows == [
+        ("hybrid", "fidelity_gap", 1.8, 3, 0), ("no-context", "fidelity_gap", 1.8, 3, 0),
+        ("hybrid", "guardrail_violation_rate", 0.0, 5, 0),
+        ("no-context", "guardrail_violation_rate", 0.0, 5, 0),
+        ("hybrid", "state_coverage", 1.0, 4, 0), ("no-context", "state_coverage", 1.0, 4, 0)]
+    fidelity = list(read_jsonl(out / "fidelity.jsonl"))
+    assert [(f["twin_composite"], f["real_composite"]) for f in fidelity] == [(6.2, 8.0)] * 6
+    references = list(read_jsonl(out / "references.jsonl"))
+    assert [r["composite"] for r in references] == [8.0, 8.0, 8.0]
+    assert (out / "sessions" / "P1" / "hybrid" / "scorecard.json").exists()
+    metrics = json.loads((out / "metrics.json").read_text())["interview"]
+    assert metrics["fidelity_gap"] == {"hybrid": 1.8, "no-context": 1.8}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["counts"] == {"interviews": 2, "turns": 10, "scored": 6, "unscored": 0}
