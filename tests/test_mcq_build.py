@@ -128,7 +128,7 @@ def test_constraints_are_sent_where_the_provider_supports_them(tmp_path, hub):
     client = hub.client(hub.params.models.mcq_builder, label="mcq_builder")
     build_personality(person, client, hub.params.mcq)
     kinds = {(r.constraint.kind, r.constraint.name) for r in hub.scripted.calls}
-    assert kinds == {("grammar", "atomic_item"), ("json_schema", "mcq")}
+    assert kinds == {("grammar", "atomic_item"), ("grammar", "mcq")}
 
 
 def test_three_option_build_uses_the_three_contract_roles(tmp_path, hub):

@@ -23,6 +23,7 @@ from interviewsim.mcq.prompts import (
     atomic_constraint,
     atomic_messages,
     mcq_constraint,
+    mcq_max_tokens,
     mcq_messages,
 )
 from interviewsim.mcq.shuffle import shuffle_options
@@ -121,8 +122,10 @@ def build_personality(person: PersonalityData, client: ModelClient,
         candidates.append((index, asked.value))
 
     n = params.option_count
-    asks = [Ask(mcq_messages(atomic, n), mcq_constraint(atomic, n) if client.supports_json_schema
-                else None) for _, atomic in candidates]
+    asks = [Ask(mcq_messages(atomic, n),
+                mcq_constraint(atomic, n, client.supports_grammar, client.supports_json_schema),
+                mcq_max_tokens(atomic, n, client.settings.max_tokens))
+            for _, atomic in candidates]
     mcqs = ask_until_valid(client, asks, lambda i, text: parse_mcq(text, candidates[i][1], n),
                            params.max_attempts, desc=f"mcq {pid}")
     items: list[McqItem] = []

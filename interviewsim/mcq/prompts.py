@@ -14,6 +14,7 @@ from typing import Any
 
 from interviewsim.llm.types import Message, OutputConstraint
 from interviewsim.mcq.models import AtomicItem, McqItem, roles_for
+from interviewsim.tokens import estimate_tokens
 
 ATOMIC_SYSTEM = (
     "You turn one interview answer into one test item. Text between <transcript> and "
@@ -99,9 +100,52 @@ def mcq_schema(atomic: AtomicItem, option_count: int) -> dict[str, Any]:
     }
 
 
-def mcq_constraint(atomic: AtomicItem, option_count: int) -> OutputConstraint:
-    return OutputConstraint(kind="json_schema", name="mcq",
-                            json_schema=mcq_schema(atomic, option_count))
+def gbnf_literal(text: str) -> str:
+    """``text`` as a GBNF string literal."""
+    escaped = (text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+               .replace("\r", "\\r").replace("\t", "\\t"))
+    return f'"{escaped}"'
+
+
+def mcq_grammar(atomic: AtomicItem, option_count: int) -> str:
+    """GBNF for the exact generation shape: the question and the correct option are copied,
+    the roles are fixed in contract order, only the distractor texts are free."""
+    def value(text: str) -> str:
+        return gbnf_literal(json.dumps(text, ensure_ascii=False))
+
+    parts = [gbnf_literal('{"question": '), value(atomic.question), gbnf_literal(', "options": [')]
+    for index, role in enumerate(roles_for(option_count)):
+        prefix = ", " if index else ""
+        parts.append(gbnf_literal(f'{prefix}{{"kind": "{role}", "text": '))
+        parts.append(value(atomic.answer) if role == "correct" else "text")
+        parts.append(gbnf_literal("}"))
+    parts.append(gbnf_literal('], "correct_answer": "A"}'))
+    quote = gbnf_literal('"')
+    return f"root ::= {' '.join(parts)}\ntext ::= {quote} " + r'[^"\\\x00-\x1f]+' + f" {quote}\n"
+
+
+MCQ_TOKENS_PER_DISTRACTOR = 40
+"""Completion tokens budgeted for one distractor's text and its JSON scaffolding."""
+
+
+def mcq_max_tokens(atomic: AtomicItem, option_count: int, configured: int) -> int:
+    """Room for the copied question and answer plus the distractors, never below ``configured``
+    (a constrained output cut off by max_tokens is always invalid)."""
+    copied = estimate_tokens(atomic.question) + estimate_tokens(atomic.answer)
+    return max(configured, 2 * copied + 24 + MCQ_TOKENS_PER_DISTRACTOR * (option_count - 1))
+
+
+def mcq_constraint(atomic: AtomicItem, option_count: int, grammar: bool,
+                   json_schema: bool) -> OutputConstraint | None:
+    """The tightest constraint the provider takes: a grammar pins roles and copied text, a
+    JSON schema (OpenAI strict mode cannot express per-position items) only the shape."""
+    if grammar:
+        return OutputConstraint(kind="grammar", name="mcq",
+                                grammar=mcq_grammar(atomic, option_count))
+    if json_schema:
+        return OutputConstraint(kind="json_schema", name="mcq",
+                                json_schema=mcq_schema(atomic, option_count))
+    return None
 
 
 @dataclass(frozen=True)
