@@ -120,3 +120,21 @@ def test_cache_stats_on_a_missing_cache_says_so(tmp_path: Path) -> None:
     outcome = CliRunner().invoke(cache, ["stats", "--params", str(params)])
     assert outcome.exit_code == 0 and "no response cache" in outcome.output
     assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_merge_adds_missing_entries_and_keeps_existing(tmp_path: Path) -> None:
+    ours = ResponseCache(tmp_path / "ours.sqlite")
+    theirs = ResponseCache(tmp_path / "theirs.sqlite")
+    ours.store_results({"shared": ChatResult(text="ours"), "mine": ChatResult(text="m")})
+    theirs.store_results({"shared": ChatResult(text="theirs"), "new": ChatResult(text="n")})
+    theirs.close()
+    params = tmp_path / "params.yaml"
+    params.write_text(f"cache:\n  path: {tmp_path / 'ours.sqlite'}\n", encoding="utf-8")
+    ours.close()
+    runner = CliRunner()
+    for expected in ("added 1 responses", "added 0 responses"):
+        outcome = runner.invoke(cache, ["merge", str(tmp_path / "theirs.sqlite"),
+                                        "--params", str(params)])
+        assert outcome.exit_code == 0 and expected in outcome.output, outcome.output
+    merged = ResponseCache(tmp_path / "ours.sqlite").lookup(["shared", "mine", "new"])
+    assert {k: r.text for k, r in merged.items()} == {"shared": "ours", "mine": "m", "new": "n"}

@@ -132,6 +132,30 @@ class SqliteStore:
         """Add to named counters ``(name, field)`` in one transaction (e.g. per-model hits)."""
         self.put_many({}, counts)
 
+    def merge_from(self, other: str | Path) -> int:
+        """Copy in every entry of another store file that this one lacks; returns how many.
+
+        Existing keys keep their value (first writer wins), so merging is idempotent and a
+        teammate's cache can be folded into one's own in any order. Counters are not merged:
+        they describe the runs on one machine."""
+        with self._lock:
+            connection = self._connect()
+            connection.execute("ATTACH DATABASE ? AS other", (str(other),))
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    before = connection.total_changes
+                    connection.execute("INSERT OR IGNORE INTO entries (key, value) "
+                                       "SELECT key, value FROM other.entries")
+                    added = connection.total_changes - before
+                except BaseException:
+                    connection.execute("ROLLBACK")
+                    raise
+                connection.execute("COMMIT")
+            finally:
+                connection.execute("DETACH DATABASE other")
+        return added
+
     def counts(self) -> dict[str, dict[str, int]]:
         """Every counter, as ``{name: {field: value}}``."""
         with self._lock:

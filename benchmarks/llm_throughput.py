@@ -1,0 +1,214 @@
+"""Throughput and overhead of the model seam.
+
+    python benchmarks/llm_throughput.py                  # everything (minutes on 2 cores)
+    python benchmarks/llm_throughput.py --only http cache
+
+1. Requests/s through ``ModelClient.complete_many`` against the mock OpenAI server (in its own
+   process, fixed 100 ms latency) at concurrency 1, 8, 32, 128, against the ideal
+   concurrency / latency.
+2. Median overhead of a cache hit (one-request batches, and per request in a 1,000-hit batch).
+3. Embedded SmolLM2 generation tokens/s through the seam against raw llama-cpp-python
+   ``create_chat_completion`` on the same loaded model, alternating, same prompts.
+4. Prompt evaluation of a prompt sharing a ~1,500-token prefix with the previous one, with the
+   prefix cache (KV reuse) and without; and, for interleaved prompts, with ``LlamaRAMCache``.
+
+Prints markdown tables that benchmarks/README.md records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("INTERVIEWSIM_PROGRESS", "0")
+
+from interviewsim.llm import ModelHub  # noqa: E402
+from interviewsim.llm.scripted import ScriptedProvider  # noqa: E402
+from interviewsim.llm.settings import ModelSettings  # noqa: E402
+from interviewsim.params import Params, parse_params  # noqa: E402
+
+LATENCY_S = 0.1
+SECTIONS = ["http", "cache", "model", "prefix"]
+MOCK = Path(__file__).resolve().parents[1] / "tests" / "mock_openai.py"
+
+
+def params_for(cache: Path, providers: dict) -> Params:
+    return parse_params({"cache": {"path": str(cache)},
+                         "providers": {"local": {"kind": "llama_cpp"}, **providers}})
+
+
+def user(text: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": text}]
+
+
+def http_throughput(levels: list[int], seconds: float) -> None:
+    os.environ["BENCH_KEY"] = "sk-bench"
+    server = subprocess.Popen([sys.executable, str(MOCK), "--latency", str(LATENCY_S),
+                               "--lifetime", "600"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        base_url = server.stdout.readline().strip()
+        print("| concurrency | requests | wall s | requests/s | ideal | % of ideal |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for level in levels:
+            count = max(10, int(level * seconds / LATENCY_S))
+            with tempfile.TemporaryDirectory() as tmp:
+                params = params_for(Path(tmp) / "c.sqlite", {"api": {
+                    "kind": "openai", "base_url": base_url, "api_key_env": "BENCH_KEY",
+                    "max_concurrency": level}})
+                with ModelHub(params) as hub:
+                    client = hub.client(ModelSettings(provider="api", model="mock"))
+                    client.complete_many([client.request(user("warm-up"))])
+                    requests = [client.request(user(f"q{level}-{i}")) for i in range(count)]
+                    start = time.perf_counter()
+                    client.complete_many(requests)
+                    wall = time.perf_counter() - start
+            rate, ideal = count / wall, level / LATENCY_S
+            print(f"| {level} | {count} | {wall:.2f} | {rate:.1f} | {ideal:.0f} | "
+                  f"{100 * rate / ideal:.1f}% |")
+    finally:
+        server.stdin.close()
+        server.wait(10)
+
+
+def cache_hit_overhead(count: int = 1000) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        params = params_for(Path(tmp) / "c.sqlite", {})
+        provider = ScriptedProvider(lambda request: "an answer of ordinary length " * 4)
+        with ModelHub(params, provider_overrides={"local": provider}) as hub:
+            client = hub.client(ModelSettings(provider="local", model="scripted"))
+            context = "Earlier interview excerpts. " * 200  # a realistic ~1,400-token prompt
+            requests = [client.request(user(f"{context} Question {i}?")) for i in range(count)]
+            client.complete_many(requests)
+            singles = []
+            for request in requests:
+                start = time.perf_counter()
+                client.complete_many([request])
+                singles.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            client.complete_many(requests)
+            batch = (time.perf_counter() - start) / count
+            assert len(provider.calls) == count
+    print("| measure | median |")
+    print("| --- | --- |")
+    print(f"| cache hit, one-request batch ({count} runs) | "
+          f"{1000 * statistics.median(singles):.3f} ms |")
+    print(f"| cache hit, per request in a {count}-request batch | {1000 * batch:.3f} ms |")
+
+
+def model_throughput(rounds: int, max_tokens: int) -> None:
+    from interviewsim.llm.llama_cpp_provider import LlamaCppProvider
+
+    with tempfile.TemporaryDirectory() as tmp:
+        params = params_for(Path(tmp) / "c.sqlite", {})
+        with ModelHub(params) as hub:
+            client = hub.client(ModelSettings(provider="local", model="smollm2-135m-instruct"))
+            provider = client.provider
+            assert isinstance(provider, LlamaCppProvider)
+            llama = provider.model().llama
+            seam, raw = [], []
+            for i in range(rounds):
+                for path in ("raw", "seam"):
+                    messages = user(f"Story {path} {i}: write a long story about a lighthouse.")
+                    llama.reset()
+                    start = time.perf_counter()
+                    if path == "raw":
+                        out = llama.create_chat_completion(messages=messages, temperature=0.0,
+                                                           max_tokens=max_tokens, seed=0)
+                        tokens = out["usage"]["completion_tokens"]
+                    else:
+                        request = client.request(messages, max_tokens=max_tokens)
+                        tokens = client.complete_many([request])[0].usage.completion_tokens
+                    (raw if path == "raw" else seam).append(tokens / (time.perf_counter() - start))
+    seam_rate, raw_rate = statistics.median(seam), statistics.median(raw)
+    print(f"| path | completion tokens/s (median of {rounds}) |")
+    print("| --- | --- |")
+    print(f"| raw llama-cpp-python create_chat_completion | {raw_rate:.1f} |")
+    print(f"| through the seam (ModelClient.complete_many) | {seam_rate:.1f} "
+          f"({100 * seam_rate / raw_rate:.0f}% of raw) |")
+
+
+def prefix_cache_effect(rounds: int) -> None:
+    from llama_cpp import LlamaRAMCache
+
+    from interviewsim.llm.llama_cpp_provider import LlamaCppProvider
+
+    shared = " ".join(f"In interview {i} I said the harbour mattered to me." for i in range(120))
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for reuse in (True, False):
+            params = params_for(Path(tmp) / f"c{reuse}.sqlite", {"local": {
+                "kind": "llama_cpp", "n_ctx": 4096, "prefix_cache": reuse}})
+            with ModelHub(params) as hub:
+                client = hub.client(ModelSettings(provider="local", model="smollm2",
+                                                  max_tokens=1))
+                provider = client.provider
+                assert isinstance(provider, LlamaCppProvider)
+                times, prompt_tokens = [], 0
+                for i in range(rounds):
+                    client.complete_many([client.request(user(f"{shared}\nFirst question {i}?"))])
+                    start = time.perf_counter()
+                    [result] = client.complete_many(
+                        [client.request(user(f"{shared}\nSecond question {i}?"))])
+                    times.append(time.perf_counter() - start)
+                    prompt_tokens = result.usage.prompt_tokens
+                rows.append((reuse, prompt_tokens, statistics.median(times)))
+        llama = provider.model().llama
+        other = " ".join(f"On tour {i} we played the old songs again." for i in range(140))
+        interleaved = {}
+        for ram_cache in (False, True):
+            llama.set_cache(LlamaRAMCache(capacity_bytes=2 << 30) if ram_cache else None)
+            llama.reset()
+            times = []
+            for i in range(rounds):
+                for prefix in (shared, other):
+                    messages = user(f"{prefix}\nQuestion {i}?")
+                    start = time.perf_counter()
+                    llama.create_chat_completion(messages=messages, max_tokens=1,
+                                                 temperature=0.0)
+                    if i:
+                        times.append(time.perf_counter() - start)
+            interleaved[ram_cache] = statistics.median(times)
+        llama.set_cache(None)
+    print("| scenario | prompt tokens | prompt eval + 1 token, median |")
+    print("| --- | --- | --- |")
+    for reuse, tokens, seconds in rows:
+        label = "consecutive, prefix cache on" if reuse else "consecutive, prefix cache off"
+        print(f"| {label} | {tokens} | {1000 * seconds:.0f} ms |")
+    for ram_cache, label in ((False, "no RAM cache"), (True, "LlamaRAMCache")):
+        print(f"| interleaved two prefixes, {label} | ~{tokens} | "
+              f"{1000 * interleaved[ram_cache]:.0f} ms |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", type=int, nargs="+", default=[1, 8, 32, 128])
+    parser.add_argument("--seconds", type=float, default=2.0,
+                        help="ideal duration of each concurrency level")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--max-tokens", type=int, default=128)
+    parser.add_argument("--only", nargs="+", choices=SECTIONS, default=SECTIONS)
+    args = parser.parse_args()
+    if "http" in args.only:
+        print(f"### HTTP throughput (mock endpoint, {int(LATENCY_S * 1000)} ms latency)\n")
+        http_throughput(args.levels, args.seconds)
+    if "cache" in args.only:
+        print("\n### Cache-hit overhead\n")
+        cache_hit_overhead()
+    if "model" in args.only:
+        print("\n### Embedded model throughput\n")
+        model_throughput(args.rounds, args.max_tokens)
+    if "prefix" in args.only:
+        print("\n### Prefix cache (1,500-token shared prefix)\n")
+        prefix_cache_effect(args.rounds)
+
+
+if __name__ == "__main__":
+    main()
