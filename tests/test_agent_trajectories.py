@@ -140,8 +140,8 @@ def test_illegal_transitions_and_bad_tool_calls_are_rejected_with_reasons(tmp_pa
         (IV, "transition_section", False, "transition refused: the current section is "
                                          "WARM_UP, not INTRODUCTION"),
         (IV, "say", True, None),
-        (EV, "say", False, "say is not available to the evaluator; available: flag_followup, "
-                          "score_answer"),
+        (EV, "say", False, "say is not available to the evaluator; available: score_answer, "
+                          "flag_followup"),
         (EV, "score_answer", False, "invalid arguments: relevance: Input should be less than "
                                    "or equal to 10"),
         (EV, "score_answer", True, None),

@@ -23,8 +23,10 @@ from interviewsim.agent.scoring import AnswerScore, Flag
 
 Persona = Literal["interviewer", "evaluator", "coach"]
 PERSONA_TOOLS: dict[str, tuple[str, ...]] = {
+    # Order matters to a small model: it tends to pick the first action of the menu and
+    # the schema, so the evaluator sees score_answer (short, bounded) before flag_followup.
     "interviewer": ("say", "transition_section", "flag_followup"),
-    "evaluator": ("flag_followup", "score_answer"),
+    "evaluator": ("score_answer", "flag_followup"),
     "coach": (),
 }
 

@@ -115,5 +115,6 @@ def coach_request(question: str, answer: str, analysis: str) -> str:
     return f"Question: {question}\nAnswer: {answer}\nSpeech analysis: {analysis}"
 
 
-OPENING_CUE = "(The candidate has joined the call. Begin.)"
-"""The first user message, so the interviewer's first turn answers something."""
+OPENING_CUE = "Hello, I'm ready to start."
+"""The candidate's greeting: the first user message, so the interviewer's first turn answers
+something (a stage direction here gets echoed back verbatim by a small model)."""
