@@ -18,7 +18,12 @@ from interviewsim.agent.evaluator import Evaluator
 from interviewsim.agent.followup import check_followup
 from interviewsim.agent.guardrails import GuardrailAuditor
 from interviewsim.agent.memory import ConversationMemory, MemoryEntry
-from interviewsim.agent.personas import PERSONA_TOOLS, PersonaManager, Situation
+from interviewsim.agent.personas import (
+    PERSONA_TOOLS,
+    PersonaManager,
+    SessionContext,
+    Situation,
+)
 from interviewsim.agent.plan import Plan, StateConfig
 from interviewsim.agent.prompts import OPENING_CUE
 from interviewsim.agent.results import (
@@ -69,7 +74,8 @@ class InterviewSession:
         self.state_replies: list[str] = []
 
     @property
-    def context(self):
+    def context(self) -> SessionContext:
+        """The context all three personas share."""
         return self.personas.context
 
     # ---- the loop -------------------------------------------------------------------------
@@ -168,6 +174,8 @@ class InterviewSession:
                 self.candidate.hear("Coach", note.feedback.render())
 
     def _register_flag(self, args: FlagFollowupArgs, raised_by: str) -> dict:
+        """Record a flag on the latest answer (the validator rejects flags before any)."""
+        assert self.last_answer is not None
         turn, state, _ = self.last_answer
         flag = Flag(flag_id=len(self.context.flags), turn=turn, state=state,
                     raised_by=raised_by, **args.model_dump())
