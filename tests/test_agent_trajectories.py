@@ -64,7 +64,8 @@ def test_smooth_interview_walks_every_section_in_order(tmp_path):
                  *[score(6, 6, 6, 6, "distributed_systems")] * 4,
                  score(9, 8, 9, 9, "system_design"), score(5, 6, 4, 7, "collaboration"),
                  score(5, 5, 5, 5, "collaboration")]
-    result, card = run(tmp_path, PersonaScript(evaluator=evaluator), replies)
+    script = PersonaScript(evaluator=evaluator)
+    result, card = run(tmp_path, script, replies)
     assert steps(result) == [
         ("INTRODUCTION", "start", 0), ("WARM_UP", "exit_conditions", 1),
         ("TECHNICAL_DEEP_DIVE", "exit_conditions", 3), ("SYSTEM_DESIGN", "exit_conditions", 7),
@@ -85,6 +86,9 @@ def test_smooth_interview_walks_every_section_in_order(tmp_path):
         (0.1 * 7.175 + 0.3 * 6.0 + 0.25 * 8.8 + 0.2 * 5.1) / 0.85, abs=1e-3)
     assert (card.state_coverage, card.flags_raised, card.coach_notes) == (1.0, 0, 9)
     assert card.guardrails.turns_with_violations == 0
+    assert card.memory_compressions == 3
+    last_prompt = [r for p, r in script.requests if p == IV][-1].messages[0].content
+    assert "Earlier in this interview:" in last_prompt and "/10" not in last_prompt
     assert [(s.from_persona, s.to_persona) for s in result.persona_switches[:4]] == [
         (None, IV), (IV, EV), (EV, CO), (CO, IV)]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(FILES.values())
