@@ -135,6 +135,13 @@ def test_decoding_schema_leaves_regexes_to_the_parser_and_offers_only_real_ids()
     assert story["evidence_ids"]["maxItems"] == 0
 
 
+def test_decoding_schema_bounds_named_lists_to_what_the_call_needs() -> None:
+    schema = json_schema_of(Strategy, counts={"risks": (0, 3)})
+    assert (schema["properties"]["risks"]["minItems"],
+            schema["properties"]["risks"]["maxItems"]) == (0, 3)
+    assert "maxItems" not in json_schema_of(Strategy)["properties"]["risks"]
+
+
 def test_parse_model_accepts_one_fenced_object_and_nothing_else() -> None:
     body = proposed(("REQ-001", "Kiln repair", "Kiln repair"))
     assert parse_model(f"```json\n{body}\n```", ExtractionOut).requirements[0].id == "REQ-001"

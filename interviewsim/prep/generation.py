@@ -115,8 +115,12 @@ def write_strategy(focus: list[dict[str, Any]], round_context: RoundContext | No
                    client: PrepClient, settings: PrepSettings
                    ) -> tuple[Strategy | None, PrepCall]:
     payload = {"focus_areas": focus, "round_context": _round(round_context)}
+    uncovered = sum(area["coverage"] != "FULL" for area in focus)
+    covered = len(focus) - sum(area["coverage"] == "GAP" for area in focus)
+    counts = {"priorities": (1, max(1, min(5, len(focus)))), "stories": (0, min(4, covered)),
+              "risks": (0, uncovered)}
     return call_json(client, "strategy", STRATEGY_RULES, payload, Strategy, settings.max_tokens,
-                     _choices(focus))
+                     _choices(focus), counts)
 
 
 def write_questions(focus: list[dict[str, Any]], strategy: Strategy,
@@ -125,5 +129,6 @@ def write_questions(focus: list[dict[str, Any]], strategy: Strategy,
     rules = QUESTION_RULES.format(low=settings.min_questions, high=settings.max_questions)
     payload = {"focus_areas": focus, "strategy": strategy.model_dump(mode="json"),
                "round_context": _round(round_context)}
+    counts = {"questions": (settings.min_questions, settings.max_questions)}
     return call_json(client, "practice-questions", rules, payload, PracticeQuestionSet,
-                     settings.max_tokens, _choices(focus))
+                     settings.max_tokens, _choices(focus), counts)

@@ -146,8 +146,9 @@ def match_llm(requirements: Sequence[Requirement], evidence: Sequence[EvidenceIt
     }
     choices = {"requirement_id": [r.id for r in requirements],
                "evidence_ids": [e.id for e in evidence]}
+    count = len(requirements)
     value, call = call_json(client, "match-evidence", MATCH_RULES, payload, MatchOut,
-                            settings.max_tokens, choices)
+                            settings.max_tokens, choices, {"assessments": (count, count)})
     if value is None:
         return None, call
     verdicts = [

@@ -9,7 +9,7 @@ failure becomes a :class:`ParseError` message and nothing is salvaged. Every cal
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -69,7 +69,8 @@ MAX_DECODED_ITEMS = 12
 
 
 def json_schema_of(model: type[BaseModel],
-                   choices: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+                   choices: Mapping[str, Sequence[str]] | None = None,
+                   counts: Mapping[str, tuple[int, int]] | None = None) -> dict[str, Any]:
     """The schema sent as a decoding constraint: a hint that raises the hit rate, not a check.
 
     References are inlined and every field is required (what the strict parser wants). String
@@ -77,19 +78,25 @@ def json_schema_of(model: type[BaseModel],
     expand lengths into deeply nested rules that crash small runtimes. Instead, fields named in
     ``choices`` (``requirement_id``, ``evidence_ids``, ...) are limited to the ids that exist,
     so even a small model can only cite real ids — whether it cites the *right* ones is still
-    for the gates to say.
+    for the gates to say. ``counts`` bounds named arrays to what this call needs (one verdict
+    per requirement, one risk per uncovered area), so a small model cannot loop on a list until
+    its token budget runs out; other lists longer than a dozen lose their bound.
     """
     schema = model.model_json_schema()
     inlined = _inline(schema, schema.get("$defs", {}))
     allowed = dict(choices or {})
+    bounds = dict(counts or {})
 
-    def constrain(node: Any) -> None:
+    def walk(node: Any, visit: Callable[[dict[str, Any]], None]) -> None:
         if isinstance(node, list):
             for value in node:
-                constrain(value)
-            return
-        if not isinstance(node, dict):
-            return
+                walk(value, visit)
+        elif isinstance(node, dict):
+            visit(node)
+            for value in node.values():
+                walk(value, visit)
+
+    def constrain(node: dict[str, Any]) -> None:
         for key in _DECODING_DROPS:
             node.pop(key, None)
         if node.get("maxItems", 0) > MAX_DECODED_ITEMS:
@@ -100,10 +107,14 @@ def json_schema_of(model: type[BaseModel],
             for name, prop in node["properties"].items():
                 if name in allowed:
                     _limit(prop, list(allowed[name]))
-        for value in node.values():
-            constrain(value)
 
-    constrain(inlined)
+    def bound(node: dict[str, Any]) -> None:
+        for name, prop in node.get("properties", {}).items():
+            if name in bounds and prop.get("type") == "array":
+                prop["minItems"], prop["maxItems"] = bounds[name]
+
+    walk(inlined, constrain)
+    walk(inlined, bound)
     return inlined
 
 
@@ -142,10 +153,14 @@ def messages_for(task: str, instructions: str, payload: Any) -> list[Message]:
 
 def call_json(client: PrepClient, task: str, instructions: str, payload: Any,
               model: type[M], max_tokens: int,
-              choices: Mapping[str, Sequence[str]] | None = None) -> tuple[M | None, PrepCall]:
-    """Ask the model for one ``model`` value; return it (or None) and the call's audit record."""
+              choices: Mapping[str, Sequence[str]] | None = None,
+              counts: Mapping[str, tuple[int, int]] | None = None) -> tuple[M | None, PrepCall]:
+    """Ask the model for one ``model`` value; return it (or None) and the call's audit record.
+
+    ``choices`` and ``counts`` shape the decoding constraint only (see :func:`json_schema_of`).
+    """
     constraint = OutputConstraint(kind="json_schema", name=task.replace("-", "_"),
-                                  json_schema=json_schema_of(model, choices))
+                                  json_schema=json_schema_of(model, choices, counts))
     request = client.request(messages_for(task, instructions, payload),
                              constraint=constraint if client.supports_json_schema else None,
                              max_tokens=max_tokens)
