@@ -2,9 +2,9 @@
 
 Why not LangGraph: the prep flow needs four things — fixed edges, routing on gate booleans,
 pausing for a human answer, and a node-by-node trace to freeze in regression tests. This module
-does exactly that in under two hundred lines with no dependency, every edge is checked when the
-graph is built, and a route can only pick among targets wired in advance. A model cannot add a
-node or an edge; it can only produce data a node stores.
+does exactly that in about 130 lines with no dependency; every edge is checked when the graph is
+built, and a route can only pick among targets wired in advance. A model cannot add a node or
+an edge; it can only produce data a node stores.
 """
 
 from __future__ import annotations
