@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from interviewsim.errors import ParseError
@@ -19,6 +19,9 @@ from interviewsim.judge_parsers import (
     parse_factual_consistency,
     parse_trait_rating,
 )
+
+FAST = settings(max_examples=40, deadline=None)
+"""Small and deadline-free: the suite shares two cores with other work."""
 
 text = st.text(min_size=1).filter(lambda s: s.strip())
 blank = st.text(alphabet=" \t\n\r", max_size=5)
@@ -44,6 +47,7 @@ def fence(body: str) -> str:
     return f"```json\n{body}\n```"
 
 
+@FAST
 @given(score=st.sampled_from([1, 2, 3, 4, 5]), why=text, fenced=st.booleans(),
        score_first=st.booleans())
 def test_cs_accepts_integer_scores_1_to_5_in_any_field_order_fenced_or_not(
@@ -55,6 +59,7 @@ def test_cs_accepts_integer_scores_1_to_5_in_any_field_order_fenced_or_not(
     assert parsed.score == score and parsed.explanation == why
 
 
+@FAST
 @given(score=st.floats(allow_nan=False, allow_infinity=False))
 def test_cs_rejects_every_float_score_including_whole_numbers(score):
     with pytest.raises(ParseError, match="integer"):
@@ -69,12 +74,14 @@ def test_cs_rejects_4_point_0_written_literally_and_booleans():
             parse_content_similarity(f'{{"score": {literal}, "explanation": "x"}}')
 
 
+@FAST
 @given(score=st.integers().filter(lambda s: not 1 <= s <= 5))
 def test_cs_rejects_integers_outside_1_to_5(score):
     with pytest.raises(ParseError, match="1 to 5"):
         parse_content_similarity(dumps({"score": score, "explanation": "x"}))
 
 
+@FAST
 @given(score=st.one_of(st.sampled_from(["4", "four", "4/5"]), st.none(), st.lists(st.integers())))
 def test_cs_rejects_non_numeric_scores(score):
     with pytest.raises(ParseError):
@@ -82,6 +89,7 @@ def test_cs_rejects_non_numeric_scores(score):
 
 
 @pytest.mark.parametrize("kind", PARSERS)
+@FAST
 @given(key=extra_key, value=st.one_of(text, st.integers()))
 def test_json_contracts_reject_any_extra_field(kind, key, value):
     parse, (field, good) = PARSERS[kind]
@@ -90,6 +98,7 @@ def test_json_contracts_reject_any_extra_field(kind, key, value):
 
 
 @pytest.mark.parametrize("kind", PARSERS)
+@FAST
 @given(first=text, second=text)
 def test_json_contracts_reject_a_duplicate_key_even_with_equal_values(kind, first, second):
     parse, (field, good) = PARSERS[kind]
@@ -100,6 +109,7 @@ def test_json_contracts_reject_a_duplicate_key_even_with_equal_values(kind, firs
 
 
 @pytest.mark.parametrize("kind", PARSERS)
+@FAST
 @given(value=non_string)
 def test_json_contracts_reject_a_non_string_explanation(kind, value):
     parse, (field, good) = PARSERS[kind]
@@ -108,6 +118,7 @@ def test_json_contracts_reject_a_non_string_explanation(kind, value):
 
 
 @pytest.mark.parametrize("kind", PARSERS)
+@FAST
 @given(value=blank)
 def test_json_contracts_reject_a_blank_explanation(kind, value):
     parse, (field, good) = PARSERS[kind]
@@ -124,23 +135,27 @@ def test_json_contracts_reject_missing_fields_non_objects_and_prose(kind):
             parse(bad)
 
 
+@FAST
 @given(summary=text, why=text)
 def test_fact_summary_accepts_two_non_blank_strings(summary, why):
     parsed = parse_fact_summary(dumps({"summary": summary, "explanation": why}))
     assert (parsed.summary, parsed.explanation) == (summary, why)
 
 
+@FAST
 @given(summary=st.one_of(blank, non_string))
 def test_fact_summary_rejects_a_blank_or_non_string_summary(summary):
     with pytest.raises(ParseError, match="summary"):
         parse_fact_summary(dumps({"summary": summary, "explanation": "because"}))
 
 
+@FAST
 @given(label=st.sampled_from(FC_LABELS), why=text)
 def test_fc_accepts_exactly_the_three_labels(label, why):
     assert parse_factual_consistency(dumps({"label": label, "explanation": why})).label == label
 
 
+@FAST
 @given(label=st.sampled_from(FC_LABELS).flatmap(
     lambda lb: st.lists(st.booleans(), min_size=len(lb), max_size=len(lb)).map(
         lambda upper: "".join(c.upper() if u else c.lower() for c, u in zip(lb, upper,
@@ -159,12 +174,14 @@ def test_fc_rejects_synonyms_padding_and_shouting(label):
         parse_factual_consistency(dumps({"label": label, "explanation": "x"}))
 
 
+@FAST
 @given(label=st.text().filter(lambda s: s not in FC_LABELS))
 def test_fc_rejects_any_fourth_label(label):
     with pytest.raises(ParseError, match="not one of"):
         parse_factual_consistency(dumps({"label": label, "explanation": "x"}))
 
 
+@FAST
 @given(label=non_string)
 def test_fc_rejects_a_non_string_label(label):
     with pytest.raises(ParseError, match="label must be a string"):
@@ -175,6 +192,7 @@ justification = text.filter(lambda s: "<" not in s and ">" not in s)
 gap = st.sampled_from([" ", "", "\n", "  \n"])
 
 
+@FAST
 @given(level=st.sampled_from(LEVELS), why=justification, sep=gap, outer=gap)
 def test_ps_accepts_the_two_tags_with_whitespace_around_or_between(level, why, sep, outer):
     out = f"{outer}<rate>{level}</rate>{sep}<justification>{why}</justification>{outer}"
@@ -182,6 +200,7 @@ def test_ps_accepts_the_two_tags_with_whitespace_around_or_between(level, why, s
     assert parsed.level == level and parsed.justification == why
 
 
+@FAST
 @given(level=st.text(max_size=12).filter(lambda s: s not in LEVELS and "<" not in s))
 def test_ps_rejects_any_other_rate_value_including_recased_and_padded(level):
     with pytest.raises(ParseError):
@@ -195,12 +214,14 @@ def test_ps_rejects_recased_padded_and_synonym_levels(level):
         parse_trait_rating(f"<rate>{level}</rate> <justification>clear</justification>")
 
 
+@FAST
 @given(why=blank)
 def test_ps_rejects_a_blank_justification(why):
     with pytest.raises(ParseError, match="blank"):
         parse_trait_rating(f"<rate>High</rate> <justification>{why}</justification>")
 
 
+@FAST
 @given(level=st.sampled_from(LEVELS), prefix=st.text(), suffix=st.text())
 def test_ps_rejects_any_text_before_or_after_the_tags(level, prefix, suffix):
     assume(prefix.strip() or suffix.strip())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interviewsim.errors import ParseError
@@ -21,6 +21,9 @@ from interviewsim.judge_prompts import (
     personality_messages,
 )
 from interviewsim.personality import TRAITS
+
+FAST = settings(max_examples=40, deadline=None)
+"""Small and deadline-free: the suite shares two cores with other work."""
 
 
 def prompt(messages) -> str:
@@ -56,6 +59,7 @@ def test_fc_prompts_put_the_summary_before_the_answer():
     assert text.index("<fact_summary>") < text.index("Keeps bees.") < text.index("<answer>")
 
 
+@FAST
 @given(st.text())
 def test_inserted_text_cannot_close_its_own_data_block(text):
     user = content_similarity_messages(text, "x")[1].content
@@ -96,6 +100,7 @@ def test_llama_cpp_compiles_every_constraint():
                                                 verbose=False)
 
 
+@FAST
 @given(level=st.sampled_from(["Low", "Neutral", "High"]),
        why=st.text(alphabet=st.characters(exclude_characters="<\n"), min_size=1, max_size=239))
 def test_whatever_the_ps_grammar_allows_with_a_non_blank_start_the_parser_accepts(level, why):

@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interviewsim.errors import ParseError
 from interviewsim.summary_gate import SummaryGate
+
+FAST = settings(max_examples=40, deadline=None)
+"""Small and deadline-free: the suite shares two cores with other work."""
 
 IDS = ["ao-q01", "ao-q12", "ao-2016-community-nurse-quarterly", "I1"]
 GATE = SummaryGate(IDS)
@@ -49,12 +52,14 @@ def test_links_citations_and_source_ids_are_rejected_with_what_matched(summary, 
         GATE.check(summary)
 
 
+@FAST
 @given(before=PROSE, after=PROSE, qa_id=st.sampled_from(IDS))
 def test_an_id_anywhere_as_a_token_is_rejected(before, after, qa_id):
     with pytest.raises(ParseError):
         GATE.check(f"{before} {qa_id} {after}")
 
 
+@FAST
 @given(PROSE)
 def test_letters_and_spaces_alone_always_pass(summary):
     assert SummaryGate([]).check(summary) == summary

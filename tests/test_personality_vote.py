@@ -6,7 +6,7 @@ import json
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interviewsim.judge_metrics import Key, personality_similarity, vote_runs
@@ -14,10 +14,14 @@ from interviewsim.judge_parsers import LEVELS, TraitRating
 from interviewsim.judge_runs import Outcome
 from interviewsim.personality import LEVEL_VALUE, TRAITS, alignment, modal_vote
 
+FAST = settings(max_examples=40, deadline=None)
+"""Small and deadline-free: the suite shares two cores with other work."""
+
 level = st.sampled_from(LEVELS)
 profile = st.fixed_dictionaries({t: level for t in TRAITS})
 
 
+@FAST
 @given(st.lists(level, min_size=1, max_size=9))
 def test_vote_is_the_unique_most_frequent_level_or_neutral_on_a_tie(levels):
     counts = Counter(levels)
@@ -28,12 +32,14 @@ def test_vote_is_the_unique_most_frequent_level_or_neutral_on_a_tie(levels):
     assert vote.confidence == pytest.approx(top / len(levels))
 
 
+@FAST
 @given(st.permutations(LEVELS))
 def test_three_different_runs_resolve_to_neutral_with_one_third_confidence(runs):
     vote = modal_vote(runs)
     assert vote.level == "Neutral" and vote.confidence == pytest.approx(1 / 3)
 
 
+@FAST
 @given(level, level, st.permutations([0, 1, 2]))
 def test_two_of_three_wins_whatever_the_order(major, minor, order):
     if major == minor:
@@ -50,6 +56,7 @@ def test_vote_rejects_no_runs_and_unknown_levels():
         modal_vote(["High", "high", "High"])  # type: ignore[list-item]
 
 
+@FAST
 @given(profile)
 def test_identical_profiles_align_perfectly(p):
     assert alignment(p, p) == 1.0
@@ -59,6 +66,7 @@ def test_all_low_against_all_high_aligns_to_zero():
     assert alignment(dict.fromkeys(TRAITS, "Low"), dict.fromkeys(TRAITS, "High")) == 0.0
 
 
+@FAST
 @given(profile, profile)
 def test_alignment_is_symmetric_bounded_and_loses_a_tenth_per_step(a, b):
     steps = sum(abs(LEVEL_VALUE[a[t]] - LEVEL_VALUE[b[t]]) for t in TRAITS)
