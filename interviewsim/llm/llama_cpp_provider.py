@@ -14,6 +14,9 @@ Prefix reuse: llama-cpp-python keeps the KV cache of the previous prompt and re-
 the tokens after the longest common prefix, so consecutive prompts that share a long prefix
 (same instruction and context, different question) skip most of the prompt evaluation. With
 ``prefix_cache: false`` the state is reset before every call (used to measure the difference).
+A reused prefix can change the last floating-point bits of the logits against a cold
+evaluation, so an answer may depend on the call before it; the response cache, not
+re-evaluation, is what makes reruns exact.
 """
 
 from __future__ import annotations
@@ -154,8 +157,12 @@ class LlamaCppProvider(Provider):
 
     def validate(self, model: str, requests: list[ChatRequest]) -> None:
         loaded = self.model()
-        for request in requests:
-            self._check_size(len(loaded.prompt_tokens(request)[0]), request)
+
+        def check_all() -> None:
+            for request in requests:
+                self._check_size(len(loaded.prompt_tokens(request)[0]), request)
+
+        loaded.executor.submit(check_all).result()
 
     def _complete_sync(self, loaded: LoadedModel, request: ChatRequest) -> dict[str, Any]:
         tokens, stop = loaded.prompt_tokens(request)
