@@ -26,12 +26,13 @@ from interviewsim.mcq.prompts import (
     mcq_messages,
 )
 
-_TOKEN = re.compile(r'"((?:\\.|[^"\\])*)"|(\[(?:\\.|[^\]\\])*\])(\+?)|([A-Za-z0-9-]+)|(\|)')
+_TOKEN = re.compile(
+    r'"((?:\\.|[^"\\])*)"|(\[(?:\\.|[^\]\\])*\])(\+|\{\d+,\d+\})?|([A-Za-z0-9-]+)|(\|)')
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"'}
 
 
 def grammar_regex(grammar: str) -> str:
-    rules = dict(line.split(" ::= ", 1) for line in grammar.strip().splitlines())
+    rules = dict(line.split(" ::= ", 1) for line in grammar.strip().split("\n"))
 
     def body(rule: str) -> str:
         out = []
@@ -106,6 +107,21 @@ def test_mcq_budget_never_goes_below_the_configured_max_tokens():
     assert mcq_max_tokens(short, 4, 500) == 500
     long = AtomicItem(question="word " * 100, answer="word " * 100)
     assert mcq_max_tokens(long, 4, 160) > 250
+
+
+def test_grammars_bound_the_atomic_lines_and_the_distractors():
+    atomic_regex = grammar_regex(ATOMIC_GRAMMAR)
+    assert re.fullmatch(atomic_regex, f"Atomic Question: Q?\nAtomic Answer: {'a' * 160}")
+    assert not re.fullmatch(atomic_regex, f"Atomic Question: Q?\nAtomic Answer: {'a' * 161}")
+    atomic = AtomicItem(question="Q?", answer="x" * 30)
+    regex = grammar_regex(mcq_grammar(atomic, 3))
+
+    def layout(distractor: str) -> str:
+        return json.dumps({"question": "Q?", "options": [
+            {"kind": "correct", "text": atomic.answer},
+            {"kind": "opposite_negation", "text": distractor},
+            {"kind": "near_miss", "text": "y"}], "correct_answer": "A"})
+    assert re.fullmatch(regex, layout("z" * 50)) and not re.fullmatch(regex, layout("z" * 51))
 
 
 @pytest.mark.parametrize("count, kinds", [(3, 3), (4, 4)])

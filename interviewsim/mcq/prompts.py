@@ -58,9 +58,14 @@ def atomic_messages(question: str, response: str) -> list[Message]:
     return [Message(role="system", content=ATOMIC_SYSTEM), Message(role="user", content=user)]
 
 
+ATOMIC_QUESTION_CHARS = 200
+ATOMIC_ANSWER_CHARS = 160
+"""Grammar bounds on the atomic lines: the contract asks for one short answer, and an
+unbounded line lets a small model copy the whole response or ramble until max_tokens."""
+
 ATOMIC_GRAMMAR = (
-    'root ::= "Atomic Question: " line "\\n" "Atomic Answer: " line\n'
-    "line ::= [^\\n]+\n"
+    f'root ::= "Atomic Question: " [^\\n]{{1,{ATOMIC_QUESTION_CHARS}}} "\\n" '
+    f'"Atomic Answer: " [^\\n]{{1,{ATOMIC_ANSWER_CHARS}}}\n'
 )
 
 
@@ -121,18 +126,23 @@ def mcq_grammar(atomic: AtomicItem, option_count: int) -> str:
         parts.append(gbnf_literal("}"))
     parts.append(gbnf_literal('], "correct_answer": "A"}'))
     quote = gbnf_literal('"')
-    return f"root ::= {' '.join(parts)}\ntext ::= {quote} " + r'[^"\\\x00-\x1f]+' + f" {quote}\n"
+    bound = f"{{1,{distractor_chars(atomic)}}}"
+    return (f"root ::= {' '.join(parts)}\ntext ::= {quote} " + r'[^"\\\x00-\x1f]'
+            + f"{bound} {quote}\n")
 
 
-MCQ_TOKENS_PER_DISTRACTOR = 40
-"""Completion tokens budgeted for one distractor's text and its JSON scaffolding."""
+def distractor_chars(atomic: AtomicItem) -> int:
+    """Longest distractor the grammar allows: about the correct answer's length, so length
+    does not give the answer away and a model that never closes its string still stops."""
+    return min(max(40, len(atomic.answer) + 20), 200)
 
 
 def mcq_max_tokens(atomic: AtomicItem, option_count: int, configured: int) -> int:
-    """Room for the copied question and answer plus the distractors, never below ``configured``
-    (a constrained output cut off by max_tokens is always invalid)."""
+    """Room for the copied question and answer plus the longest distractors the grammar
+    allows, never below ``configured`` (a constrained output cut off is always invalid)."""
     copied = estimate_tokens(atomic.question) + estimate_tokens(atomic.answer)
-    return max(configured, 2 * copied + 24 + MCQ_TOKENS_PER_DISTRACTOR * (option_count - 1))
+    per_distractor = distractor_chars(atomic) // 2 + 12
+    return max(configured, 2 * copied + 24 + per_distractor * (option_count - 1))
 
 
 def mcq_constraint(atomic: AtomicItem, option_count: int, grammar: bool,
