@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from interviewsim.agent.evaluator import Evaluator
 from interviewsim.agent.followup import check_followup
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule, summarize_audits
 from interviewsim.agent.memory import ConversationMemory, MemoryEntry
@@ -18,6 +19,7 @@ from interviewsim.agent.signals import Signal, detect_signals
 from interviewsim.agent.speech import analyze_speech
 from interviewsim.agent.state_machine import Facts, StateMachine
 from interviewsim.agent.tools import (
+    MAX_SCHEMA_LENGTH,
     ToolCall,
     ToolContext,
     action_schema,
@@ -25,6 +27,7 @@ from interviewsim.agent.tools import (
     validate_call,
 )
 from interviewsim.errors import ConfigError, ParseError
+from tests.test_agent_support import PersonaScript, flag, make_hub, score
 
 # ---- speech analyzer ---------------------------------------------------------------------
 
@@ -296,3 +299,46 @@ def test_state_machine_refuses_illegal_requests_and_ends_sections_on_budget():
     step = machine.after_answer(Facts(), 2, 0.2, session_spent=False)
     assert (step.to_state, step.reason) == ("COMPLETE", "exit_conditions")
     assert machine.complete and machine.coverage() == 1.0
+
+
+def test_constraint_schemas_keep_lengths_within_what_llama_cpp_compiles():
+    schema = action_schema(["say", "score_answer", "flag_followup", "transition_section"])
+
+    def lengths(node):
+        if isinstance(node, dict):
+            yield from ([node["maxLength"]] if "maxLength" in node else [])
+            for value in node.values():
+                yield from lengths(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from lengths(value)
+
+    found = list(lengths(schema))
+    assert found and max(found) <= MAX_SCHEMA_LENGTH
+
+
+# ---- evaluator -------------------------------------------------------------------------------
+
+
+def test_evaluator_may_flag_only_first_and_must_then_score(tmp_path):
+    answer = "I led the Kafka migration in 2021."
+    script = PersonaScript(evaluator=[
+        flag("led the Kafka migration", "Which part did you lead?", "high"),
+        flag("in 2021", "Why then?", "low"),
+        score(7, 6, 5, 8, "background")])
+    hub = make_hub(tmp_path, script)
+    try:
+        evaluator = Evaluator(hub.client(hub.params.models.generator), load_plan("technical"), 3)
+        assessment = evaluator.assess(4, "WARM_UP", "What did you lead?", answer)
+    finally:
+        hub.close()
+    assert [(e.tool, e.accepted, e.reason) for e in assessment.log] == [
+        ("flag_followup", True, None),
+        ("flag_followup", False, "flag_followup is not available to the evaluator; "
+                                 "available: score_answer"),
+        ("score_answer", True, None)]
+    assert assessment.score.turn == 4 and assessment.score.composite == composite(7, 6, 5, 8)
+    assert [f.answer_excerpt for f in assessment.flags] == ["led the Kafka migration"]
+    requests = [r for _, r in script.requests]
+    offered = [r.constraint.json_schema["properties"]["action"]["enum"] for r in requests]
+    assert offered == [["score_answer", "flag_followup"], ["score_answer"], ["score_answer"]]

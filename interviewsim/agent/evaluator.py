@@ -1,6 +1,6 @@
 """The evaluator persona: scores one answer at a time, silently, through its two tools.
 
-An assessment is a short action loop: optional ``flag_followup`` calls, closed by an accepted
+An assessment is a short action loop: an optional ``flag_followup``, closed by an accepted
 ``score_answer``. The evaluator sees the question and the answer and nothing else of the
 session, so the same call scores a twin's answer inside an interview and the real person's
 answer to the same question outside it (the fidelity gap compares exactly these).
@@ -8,6 +8,7 @@ answer to the same question outside it (the fidelity gap compares exactly these)
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from interviewsim.agent.actions import ToolLogEntry, ask_action, feedback, rejection
@@ -40,13 +41,19 @@ class Evaluator:
         self.enums = {"rubric_area": plan.area_ids()}
 
     def assess(self, turn: int, state: str, question: str, answer: str) -> Assessment:
-        """Up to ``max_calls`` actions; the first accepted score ends the assessment."""
-        context = ToolContext(persona="evaluator", allowed=PERSONA_TOOLS["evaluator"],
-                              rubric_areas=tuple(self.plan.area_ids()), answer=answer)
+        """Up to ``max_calls`` actions; the first accepted score ends the assessment.
+
+        Only the first output may flag; every later one is offered (and allowed) nothing but
+        the closing ``score_answer``, so a model that keeps flagging still ends up scoring.
+        """
+        first = ToolContext(persona="evaluator", allowed=PERSONA_TOOLS["evaluator"],
+                            rubric_areas=tuple(self.plan.area_ids()), answer=answer)
+        closing = dataclasses.replace(first, allowed=("score_answer",))
         messages = [Message(role="system", content=self.system),
                     Message(role="user", content=evaluator_request(state, question, answer))]
         assessment = Assessment(score=None)
-        for _ in range(self.max_calls):
+        for attempt in range(self.max_calls):
+            context = first if attempt == 0 else closing
             verdict, entry = ask_action(self.client, messages, context, self.enums,
                                         (turn, state))
             assessment.log.append(entry)

@@ -37,6 +37,12 @@ def _text(max_length: int) -> Any:
 
 Score = Annotated[int, Field(strict=True, ge=0, le=10)]
 
+MAX_SCHEMA_LENGTH = 800
+"""Upper bound for any ``maxLength`` here. llama.cpp compiles ``maxLength`` into a bounded
+repetition and aborts (the embedded runtime segfaults) at about 1,200; short limits are also
+what stops a small model that repeats itself inside a string from running into its token cap
+with the JSON unclosed."""
+
 
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -45,7 +51,7 @@ class _Args(BaseModel):
 class SayArgs(_Args):
     """Speak to the candidate: ends the interviewer's turn."""
 
-    text: _text(1200)
+    text: _text(400)
 
 
 class ScoreAnswerArgs(_Args):
@@ -56,16 +62,16 @@ class ScoreAnswerArgs(_Args):
     depth_of_reasoning: Score
     relevance: Score
     rubric_area: _text(64)
-    answer_summary: _text(400)
-    notable_observations: Annotated[str, Field(strict=True, max_length=400)] = ""
+    answer_summary: _text(160)
+    notable_observations: Annotated[str, Field(strict=True, max_length=160)] = ""
 
 
 class FlagFollowupArgs(_Args):
     """Mark the latest answer for follow-up; ``high`` means probe it on the next turn."""
 
     flag_type: FlagType
-    answer_excerpt: _text(300)
-    suggested_followup: _text(400)
+    answer_excerpt: _text(160)
+    suggested_followup: _text(240)
     priority: Priority
 
 
@@ -74,8 +80,9 @@ class TransitionArgs(_Args):
 
     from_section: _text(64)
     to_section: _text(64)
-    reason: _text(300)
-    topics_covered: list[Annotated[str, Field(strict=True, max_length=80)]] = []
+    reason: _text(160)
+    topics_covered: Annotated[list[Annotated[str, Field(strict=True, max_length=80)]],
+                              Field(max_length=5)] = []
 
 
 TOOLS: dict[str, type[_Args]] = {
@@ -181,10 +188,7 @@ def validate_call(call: ToolCall, context: ToolContext) -> Verdict:
     return Verdict(call=call, accepted=True, arguments=arguments)
 
 
-SCHEMA_DROPPED_KEYS = ("title", "default", "maxLength", "description")
-"""Left out of constraint schemas. ``maxLength`` becomes a bounded repetition in llama.cpp's
-grammar, and a few hundred of them exceed its limits (the embedded runtime crashes); lengths
-are enforced by the pydantic models instead, and ``max_tokens`` bounds a runaway output."""
+SCHEMA_DROPPED_KEYS = ("title", "default", "description")
 
 
 def _clean(schema: Any) -> Any:
