@@ -46,6 +46,9 @@ class DataParams(_Section):
     """Folder holding one ``<personality_id>/prepared_input.json`` per personality."""
     test_fraction: float = Field(0.2, gt=0.0, lt=1.0)
     """Share of each personality's latest interviews held out (rounded up, at least one)."""
+    max_heldout_pairs: int | None = Field(None, gt=0)
+    """Evaluate at most this many held-out pairs per personality (the earliest in time); the
+    rest stay held out but unused. ``null`` evaluates all of them (paper)."""
 
 
 class ContextParams(_Section):

@@ -65,13 +65,14 @@ def pair_records(doc: PreparedInput, interviews: tuple[Interview, ...]) -> Itera
             }
 
 
-def split_record(doc: PreparedInput, split: Split) -> dict:
+def split_record(doc: PreparedInput, split: Split, evaluated: list[str]) -> dict:
     return {
         "personality_id": doc.personality_id,
         "train_interview_ids": [i.interview_id for i in split.train],
         "test_interview_ids": [i.interview_id for i in split.test],
         "train_qa_ids": [p.qa_id for i in split.train for p in i.qa_pairs],
         "test_qa_ids": [p.qa_id for i in split.test for p in i.qa_pairs],
+        "evaluated_qa_ids": evaluated,
     }
 
 
@@ -98,8 +99,13 @@ def prepare_corpus(
     out_dir: str | Path,
     test_fraction: float,
     progress: Callable[[Path], None] | None = None,
+    max_heldout_pairs: int | None = None,
 ) -> PrepareSummary:
-    """Validate and split every input; write the four artifacts only if all are valid."""
+    """Validate and split every input; write the four artifacts only if all are valid.
+
+    ``max_heldout_pairs`` caps the held-out pairs evaluated per personality (the earliest in
+    time); the rest of the held-out interviews is withheld from both sides, never trained on.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = discover_inputs(input_dir)
@@ -131,10 +137,14 @@ def prepare_corpus(
             for record in pair_records(doc, split.train):
                 _write(temps[TRAIN_PAIRS][0], record)
                 summary.train_pairs += 1
+            evaluated: list[str] = []
             for record in pair_records(doc, split.test):
+                if max_heldout_pairs is not None and len(evaluated) >= max_heldout_pairs:
+                    break
                 _write(temps[HELDOUT_PAIRS][0], record)
+                evaluated.append(record["qa_id"])
                 summary.heldout_pairs += 1
-            _write(temps[SPLITS][0], split_record(doc, split))
+            _write(temps[SPLITS][0], split_record(doc, split, evaluated))
         if problems:
             raise InputError(problems)
         for name, (handle, tmp) in temps.items():

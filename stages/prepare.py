@@ -25,7 +25,8 @@ def prepare(params_path: Path, input_dir: Path | None, out_dir: Path) -> None:
     """
     params = read_params(params_path)
     source = input_dir or Path(params.data.personalities)
-    summary = prepare_corpus(source, out_dir, params.data.test_fraction)
+    summary = prepare_corpus(source, out_dir, params.data.test_fraction,
+                             max_heldout_pairs=params.data.max_heldout_pairs)
     click.echo(
         f"prepared {summary.personalities} personalities, {summary.interviews} interviews: "
         f"{summary.train_pairs} training pairs, {summary.heldout_pairs} held-out pairs "

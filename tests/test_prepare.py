@@ -74,3 +74,15 @@ def test_prepare_cli_exits_1_and_names_file_and_path(tmp_path):
     assert result.returncode == 1
     assert "P1/prepared_input.json: interviews[0].sequence" in result.stderr
     assert not (tmp_path / "out" / "train_pairs.jsonl").exists()
+
+
+def test_heldout_cap_keeps_the_earliest_heldout_pairs_and_never_trains_on_the_rest(tmp_path):
+    inputs = tmp_path / "in"
+    write_doc(inputs, make_doc("P1", interviews=6, pairs=3))  # 2 held-out interviews, 6 pairs
+    summary = prepare_corpus(inputs, tmp_path / "out", 0.2, max_heldout_pairs=4)
+    held = [r["qa_id"] for r in read_jsonl(tmp_path / "out" / "heldout_pairs.jsonl")]
+    assert held == ["P1-Q4-0", "P1-Q4-1", "P1-Q4-2", "P1-Q5-0"]
+    train = {r["qa_id"] for r in read_jsonl(tmp_path / "out" / "train_pairs.jsonl")}
+    assert not train & {"P1-Q5-1", "P1-Q5-2"} and summary.train_pairs == 12
+    split = next(read_jsonl(tmp_path / "out" / "splits.jsonl"))
+    assert split["evaluated_qa_ids"] == held and len(split["test_qa_ids"]) == 6
