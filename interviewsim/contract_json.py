@@ -40,7 +40,8 @@ def parse_contract_object(text: str, fields: tuple[str, ...]) -> dict[str, Any]:
     try:
         value = json.loads(body, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise ParseError(f"not valid JSON ({exc.msg} at {where})") from None
     if not isinstance(value, dict):
         raise ParseError(f"expected a JSON object, got {type(value).__name__}")
     missing = [f for f in fields if f not in value]
@@ -48,7 +49,8 @@ def parse_contract_object(text: str, fields: tuple[str, ...]) -> dict[str, Any]:
     if missing:
         raise ParseError(f"missing field(s): {', '.join(missing)}")
     if extra:
-        raise ParseError(f"unexpected field(s): {', '.join(extra)}; only {', '.join(fields)} allowed")
+        allowed = ", ".join(fields)
+        raise ParseError(f"unexpected field(s): {', '.join(extra)}; only {allowed} allowed")
     return value
 
 

@@ -68,7 +68,9 @@ def iter_personalities(prepared_dir: str | Path) -> Iterator[PersonalityData]:
         train_id, train_records = next(train)
         heldout_id, heldout_records = next(heldout)
         if not pid == train_id == heldout_id:
-            raise ValueError(f"{root}: artifacts out of step at {pid!r}; rerun `interviewsim prepare`")
+            raise ValueError(
+                f"{root}: artifacts out of step at {pid!r}; rerun `interviewsim prepare`"
+            )
         yield PersonalityData(
             personality_id=pid,
             profile=record["profile"],

@@ -107,7 +107,8 @@ def uniqueness_problems(doc: PreparedInput) -> list[str]:
         for j, pair in enumerate(interview.qa_pairs):
             path = f"{here}.qa_pairs[{j}].qa_id"
             if pair.qa_id in first_qa:
-                problems.append(f"{path}: duplicate {pair.qa_id!r} (first at {first_qa[pair.qa_id]})")
+                first = first_qa[pair.qa_id]
+                problems.append(f"{path}: duplicate {pair.qa_id!r} (first at {first})")
             else:
                 first_qa[pair.qa_id] = path
     return problems
