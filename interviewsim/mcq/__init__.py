@@ -6,6 +6,6 @@ Answers are scored by the semantic role of the chosen option, never by its posit
 
 Modules: ``models`` (items, options, roles), ``parsers`` (the three output contracts),
 ``prompts`` (messages and output constraints), ``shuffle`` (seeded per-item option order),
-``scoring`` (accuracy and reward), ``build`` (the grounding gate) and ``answering`` (grouped
-prompts with their context).
+``scoring`` (accuracy and reward), ``asking`` (re-asks until an output parses), ``build``
+(atomic item, grounding gate, MCQ, shuffle) and ``answering`` (grouped prompts with their context).
 """
