@@ -342,3 +342,8 @@ def test_evaluator_may_flag_only_first_and_must_then_score(tmp_path):
     requests = [r for _, r in script.requests]
     offered = [r.constraint.json_schema["properties"]["action"]["enum"] for r in requests]
     assert offered == [["score_answer", "flag_followup"], ["score_answer"], ["score_answer"]]
+
+
+def test_constraint_schemas_spell_score_bounds_as_an_enum_the_runtime_enforces():
+    properties = action_schema(["score_answer"])["properties"]["arguments"]["properties"]
+    assert properties["relevance"] == {"type": "integer", "enum": list(range(11))}

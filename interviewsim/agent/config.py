@@ -30,7 +30,7 @@ class AgentSettings(BaseModel):
     """Evaluator model; null: ``models.generator`` with ``action_max_tokens``."""
     coach: ModelSettings | None = None
     """Coach model; null: ``models.generator`` with ``action_max_tokens``."""
-    action_max_tokens: int = Field(160, gt=0)
+    action_max_tokens: int = Field(200, gt=0)
     """Completion limit for persona outputs when a persona model is not set explicitly: room
     for one action, and a cap on a small model that repeats itself inside a JSON string."""
     interviewer_max_calls: int = Field(3, gt=0)

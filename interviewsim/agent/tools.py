@@ -208,6 +208,11 @@ def arguments_schema(name: str, enums: dict[str, list[str]] | None = None) -> di
     schema = _clean(TOOLS[name].model_json_schema())
     schema["required"] = list(schema["properties"])
     schema["additionalProperties"] = False
+    for prop, spec in schema["properties"].items():
+        if spec.get("type") == "integer" and "minimum" in spec and "maximum" in spec:
+            # llama.cpp ignores integer bounds; an enum it enforces
+            schema["properties"][prop] = {
+                "type": "integer", "enum": list(range(spec["minimum"], spec["maximum"] + 1))}
     for prop, values in (enums or {}).items():
         if prop in schema["properties"] and values:
             schema["properties"][prop] = {"type": "string", "enum": list(values)}
