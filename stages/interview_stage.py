@@ -33,6 +33,7 @@ from interviewsim.context import RetrievalIndex
 from interviewsim.corpus import iter_personalities
 from interviewsim.jsonio import read_jsonl, write_json_atomic, write_jsonl_atomic
 from interviewsim.llm import ModelHub
+from interviewsim.params import ALL_STRATEGIES
 from interviewsim.prepare import HELDOUT_PAIRS
 from interviewsim.records import PersonalityMetric
 from interviewsim.stage_summary import write_summary
@@ -62,8 +63,11 @@ def strategy_means(rows: list[PersonalityMetric], names) -> dict[str, dict[str, 
 @click.option("--agent-settings", "settings_path", type=click.Path(dir_okay=False, path_type=Path),
               default=SETTINGS_PATH, show_default=True)
 @click.option("--plan", "plan_name", default="personality", show_default=True)
+@click.option("--strategy", "only", multiple=True, type=click.Choice(ALL_STRATEGIES),
+              help="Interview only under these strategies (repeatable) [default: strategies "
+                   "of params.yaml]; each costs one interview per personality.")
 def interview_experiment(params_path: Path, prepared_dir: Path, out_dir: Path,
-                         settings_path: Path, plan_name: str) -> None:
+                         settings_path: Path, plan_name: str, only: tuple[str, ...]) -> None:
     """Interview every twin under every strategy; write the sessions and three metrics.
 
     Outputs: sessions/<personality>/<strategy>/ (each interview's artifacts), references.jsonl
@@ -76,8 +80,9 @@ def interview_experiment(params_path: Path, prepared_dir: Path, out_dir: Path,
     settings = load_agent_settings(settings_path).model_copy(update={"coach_mode": "off"})
     settings.check_providers(params, str(settings_path))
     base_plan = load_plan(plan_name)
+    strategies = [s for s in params.strategies if not only or s in only]
     embedder = None
-    if {"retrieval", "hybrid"} & set(params.strategies):
+    if {"retrieval", "hybrid"} & set(strategies):
         from stages.embedding import open_embedder
 
         embedder = open_embedder(params)
@@ -96,7 +101,7 @@ def interview_experiment(params_path: Path, prepared_dir: Path, out_dir: Path,
             references += [r.model_dump(mode="json") for r in reference]
             index = None if embedder is None else RetrievalIndex.build(
                 person.train, embedder.embed, params.context.retrieval_text)
-            for strategy in params.strategies:
+            for strategy in strategies:
                 info = CandidateInfo(kind="simulated", personality_id=person.personality_id,
                                      strategy=strategy)
                 candidate = twin(person, strategy, clients, params, settings, index)

@@ -69,15 +69,16 @@ def test_style_metrics_command_writes_rows_for_every_strategy(tmp_path, prepared
 def test_interview_experiment_reports_fidelity_gap_guardrails_and_coverage(tmp_path, prepared):
     params = tmp_path / "params.yaml"
     params.write_text(yaml.safe_dump({
-        "strategies": ["no-context", "hybrid"],
+        "strategies": ["no-context", "random", "hybrid"],
         "cache": {"path": str(tmp_path / "cache.sqlite"),
                   "embeddings_dir": str(tmp_path / "emb")},
         "providers": {"local": {"kind": "scripted",
                                 "script": "tests.test_agent_support:fidelity_model"}},
     }), encoding="utf-8")
     out = tmp_path / "interview"
-    result = CliRunner().invoke(main, ["interview-experiment", "--params", str(params),
-                                       "--prepared-dir", str(prepared), "--out-dir", str(out)])
+    result = CliRunner().invoke(main, [
+        "interview-experiment", "--params", str(params), "--prepared-dir", str(prepared),
+        "--out-dir", str(out), "--strategy", "hybrid", "--strategy", "no-context"])
     assert result.exit_code == 0, result.output
     rows = [(r["strategy"], r["metric"], r["value"], r["n"], r["invalid"])
             for r in read_jsonl(out / "personality_metrics.jsonl")]
