@@ -138,53 +138,49 @@ def model_throughput(rounds: int, max_tokens: int) -> None:
 def prefix_cache_effect(rounds: int) -> None:
     from llama_cpp import LlamaRAMCache
 
-    from interviewsim.llm.llama_cpp_provider import LlamaCppProvider
-
     shared = " ".join(f"In interview {i} I said the harbour mattered to me." for i in range(120))
-    rows = []
+    other = " ".join(f"On tour {i} we played the old songs again for the fans." for i in range(120))
+    llama_cpp = {"kind": "llama_cpp", "n_ctx": 4096}
     with tempfile.TemporaryDirectory() as tmp:
-        for reuse in (True, False):
-            params = params_for(Path(tmp) / f"c{reuse}.sqlite", {"local": {
-                "kind": "llama_cpp", "n_ctx": 4096, "prefix_cache": reuse}})
-            with ModelHub(params) as hub:
-                client = hub.client(ModelSettings(provider="local", model="smollm2",
-                                                  max_tokens=1))
-                provider = client.provider
-                assert isinstance(provider, LlamaCppProvider)
-                times, prompt_tokens = [], 0
-                for i in range(rounds):
-                    client.complete_many([client.request(user(f"{shared}\nFirst question {i}?"))])
-                    start = time.perf_counter()
-                    [result] = client.complete_many(
-                        [client.request(user(f"{shared}\nSecond question {i}?"))])
-                    times.append(time.perf_counter() - start)
-                    prompt_tokens = result.usage.prompt_tokens
-                rows.append((reuse, prompt_tokens, statistics.median(times)))
-        llama = provider.model().llama
-        other = " ".join(f"On tour {i} we played the old songs again." for i in range(140))
-        interleaved = {}
-        for ram_cache in (False, True):
-            llama.set_cache(LlamaRAMCache(capacity_bytes=2 << 30) if ram_cache else None)
-            llama.reset()
-            times = []
-            for i in range(rounds):
+        params = params_for(Path(tmp) / "c.sqlite", {
+            "on": {**llama_cpp, "prefix_cache": True}, "off": {**llama_cpp, "prefix_cache": False}})
+        with ModelHub(params) as hub:
+            clients = {name: hub.client(ModelSettings(provider=name, model="smollm2", max_tokens=1))
+                       for name in ("on", "off")}
+
+            def timed(name: str, text: str) -> tuple[float, int]:
+                client = clients[name]
+                start = time.perf_counter()
+                [result] = client.complete_many([client.request(user(text))])
+                return time.perf_counter() - start, result.usage.prompt_tokens
+
+            timed("on", f"{shared}\nWarm-up question?")
+            on = [timed("on", f"{shared}\nQuestion {i}?") for i in range(rounds)]
+            off = [timed("off", f"{shared}\nAnother question {i}?") for i in range(rounds)]
+            # Interleaved prefixes defeat the one-slot KV reuse; LlamaRAMCache keeps a saved
+            # state per prompt and restores the longest matching one (raw API: not in the seam).
+            llama = clients["on"].provider.model().llama
+            llama.set_cache(LlamaRAMCache(capacity_bytes=2 << 30))
+            ram = []
+            for i in range(rounds + 1):
                 for prefix in (shared, other):
-                    messages = user(f"{prefix}\nQuestion {i}?")
                     start = time.perf_counter()
-                    llama.create_chat_completion(messages=messages, max_tokens=1,
-                                                 temperature=0.0)
+                    llama.create_chat_completion(messages=user(f"{prefix}\nQuestion {i}?"),
+                                                 max_tokens=1, temperature=0.0)
                     if i:
-                        times.append(time.perf_counter() - start)
-            interleaved[ram_cache] = statistics.median(times)
-        llama.set_cache(None)
+                        ram.append(time.perf_counter() - start)
+            llama.set_cache(None)
+    print("raw seconds:", [round(t, 3) for t, _ in on], [round(t, 3) for t, _ in off],
+          [round(t, 3) for t in ram])
+    tokens = on[0][1]
     print("| scenario | prompt tokens | prompt eval + 1 token, median |")
     print("| --- | --- | --- |")
-    for reuse, tokens, seconds in rows:
-        label = "consecutive, prefix cache on" if reuse else "consecutive, prefix cache off"
+    rows = [("consecutive, shared prefix, prefix cache on", statistics.median(t for t, _ in on)),
+            ("prefix cache off (full evaluation; also any interleaved order)",
+             statistics.median(t for t, _ in off)),
+            ("interleaved two prefixes, raw llama + LlamaRAMCache", statistics.median(ram))]
+    for label, seconds in rows:
         print(f"| {label} | {tokens} | {1000 * seconds:.0f} ms |")
-    for ram_cache, label in ((False, "no RAM cache"), (True, "LlamaRAMCache")):
-        print(f"| interleaved two prefixes, {label} | ~{tokens} | "
-              f"{1000 * interleaved[ram_cache]:.0f} ms |")
 
 
 def main() -> None:

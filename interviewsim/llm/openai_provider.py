@@ -82,13 +82,22 @@ class OpenAIProvider(Provider):
         return f"provider {self.name!r} at {self.settings.base_url} (model {model})"
 
     def client(self) -> openai.AsyncOpenAI:
-        """The async client, built on first use inside the hub's event loop."""
+        """The async client, built on first use inside the hub's event loop.
+
+        It uses the client's aiohttp transport when aiohttp is installed: httpx's connection
+        pool scans every pooled connection per request, which cost 2.5-3x the CPU per request
+        at concurrency 128 (benchmarks/README.md)."""
         if self._client is None:
+            try:
+                http_client = openai.DefaultAioHttpClient(timeout=self.settings.timeout_s)
+            except RuntimeError:  # openai without its aiohttp extra: the default httpx pool
+                http_client = None
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key(),
                 base_url=self.settings.base_url,
                 timeout=self.settings.timeout_s,
                 max_retries=0,
+                http_client=http_client,
             )
         return self._client
 
