@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -194,3 +196,31 @@ def test_missing_gguf_fails_before_any_call(tmp_path: Path) -> None:
     with ModelHub(params) as hub, pytest.raises(ProviderError, match="absent.gguf"):
         hub.client(model())
     assert not (tmp_path / "cache").exists()
+
+
+KILLED_CHILD = """
+import os, signal, sys
+from interviewsim.llm import ModelHub
+from interviewsim.llm.scripted import ScriptedProvider
+from interviewsim.llm.settings import ModelSettings
+from interviewsim.params import parse_params
+
+params = parse_params({"cache": {"path": sys.argv[1]}})
+hub = ModelHub(params, provider_overrides={"local": ScriptedProvider(lambda r: "kept")})
+client = hub.client(ModelSettings(provider="local", model="m"))
+client.complete_many([client.request([{"role": "user", "content": f"q{i}"}]) for i in range(3)])
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_results_survive_kill_9_right_after_the_batch_returns(tmp_path: Path) -> None:
+    path = tmp_path / "responses.sqlite"
+    child = subprocess.run([sys.executable, "-c", KILLED_CHILD, str(path)], timeout=120,
+                           cwd=Path(__file__).resolve().parents[1])
+    assert child.returncode == -9
+    provider = ScriptedProvider(lambda request: "recomputed")
+    with ModelHub(make_params(tmp_path), provider_overrides={"local": provider}) as hub:
+        client = hub.client(ModelSettings(provider="local", model="m"))
+        results = client.complete_many(ask(client, ["q0", "q1", "q2"]))
+        assert client.complete_many([]) == []
+    assert [r.text for r in results] == ["kept"] * 3 and provider.calls == []
