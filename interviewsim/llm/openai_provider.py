@@ -28,9 +28,25 @@ from interviewsim.llm.types import ChatRequest, ChatResult, Usage
 _RETRYABLE_STATUS = {408, 409, 429}
 
 
+def _dropped(exc: openai.APITimeoutError) -> BaseException | None:
+    """The disconnect behind a "timeout" that was none: the aiohttp transport reports a
+    connection the server dropped as a timeout, with the disconnect as its cause."""
+    causes = []
+    link = exc.__cause__ or exc.__context__
+    while link is not None and len(causes) < 10:
+        causes.append(link)
+        link = link.__cause__ or link.__context__
+    if not causes or any(isinstance(cause, TimeoutError) for cause in causes):
+        return None
+    return causes[-1]
+
+
 def _fault(exc: Exception, timeout_s: float, where: str) -> Exception:
     """Translate a client exception into a retryable fault or a final ProviderError."""
     if isinstance(exc, openai.APITimeoutError):
+        dropped = _dropped(exc)
+        if dropped is not None:
+            return RetryableFault(f"connection failed: {dropped}")
         return RetryableFault(f"no response within {timeout_s:g}s")
     if isinstance(exc, openai.APIConnectionError):
         return RetryableFault(f"connection failed: {exc.__cause__ or exc}")
