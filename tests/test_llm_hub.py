@@ -214,7 +214,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_results_survive_kill_9_right_after_the_batch_returns(tmp_path: Path) -> None:
-    path = tmp_path / "responses.sqlite"
+    path = make_params(tmp_path).cache.path
     child = subprocess.run([sys.executable, "-c", KILLED_CHILD, str(path)], timeout=120,
                            cwd=Path(__file__).resolve().parents[1])
     assert child.returncode == -9
