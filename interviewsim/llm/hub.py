@@ -113,9 +113,11 @@ class ModelHub:
 
     @property
     def cache(self) -> ResponseCache:
-        if self._cache is None:
-            self._cache = ResponseCache(self.params.cache.path)
-        return self._cache
+        """The response cache at ``params.cache.path``; nothing is created until it is used."""
+        with self._lock:
+            if self._cache is None:
+                self._cache = ResponseCache(self.params.cache.path)
+            return self._cache
 
     def provider(self, name: str) -> Provider:
         """The provider named ``name`` (an override, or built from ``params.providers``)."""
@@ -146,13 +148,15 @@ class ModelHub:
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine on the hub's event loop thread and wait for its result."""
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-            self._thread = threading.Thread(
-                target=self._loop.run_forever, name="interviewsim-llm", daemon=True
-            )
-            self._thread.start()
-        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        with self._lock:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                self._thread = threading.Thread(
+                    target=self._loop.run_forever, name="interviewsim-llm", daemon=True
+                )
+                self._thread.start()
+            loop = self._loop
+        future = asyncio.run_coroutine_threadsafe(coroutine, loop)
         try:
             return future.result()
         except BaseException:
