@@ -6,7 +6,8 @@
 1. Requests/s through ``ModelClient.complete_many`` against the mock OpenAI server (in its own
    process, fixed 100 ms latency) at concurrency 1, 8, 32, 128, against the ideal
    concurrency / latency.
-2. Median overhead of a cache hit (one-request batches, and per request in a 1,000-hit batch).
+2. Median overhead of a cache hit (one-request batches, and per request in a 1,000-hit batch),
+   and the per-text embedding cache (hashed tf, 5,000 texts).
 3. Embedded SmolLM2 generation tokens/s through the seam against raw llama-cpp-python
    ``create_chat_completion`` on the same loaded model, alternating, same prompts.
 4. Prompt evaluation of a prompt sharing a ~1,500-token prefix with the previous one, with the
@@ -35,7 +36,7 @@ from interviewsim.llm.settings import ModelSettings  # noqa: E402
 from interviewsim.params import Params, parse_params  # noqa: E402
 
 LATENCY_S = 0.1
-SECTIONS = ["http", "cache", "model", "prefix"]
+SECTIONS = ["http", "cache", "embed", "model", "prefix"]
 MOCK = Path(__file__).resolve().parents[1] / "tests" / "mock_openai.py"
 
 
@@ -101,6 +102,29 @@ def cache_hit_overhead(count: int = 1000) -> None:
     print(f"| cache hit, one-request batch ({count} runs) | "
           f"{1000 * statistics.median(singles):.3f} ms |")
     print(f"| cache hit, per request in a {count}-request batch | {1000 * batch:.3f} ms |")
+
+
+def embedding_cache(count: int = 5000) -> None:
+    import random
+
+    from interviewsim.embeddings import build_embedder
+    from interviewsim.llm.settings import EmbedderSettings
+
+    generator = random.Random(0)
+    words = [f"word{i}" for i in range(3000)]
+    texts = [" ".join(generator.choices(words, k=60)) for _ in range(count)]
+    with tempfile.TemporaryDirectory() as tmp:
+        embedder = build_embedder(EmbedderSettings(), cache_dir=tmp)
+        timings = []
+        for _ in range(2):
+            start = time.perf_counter()
+            embedder.embed(texts)
+            timings.append(time.perf_counter() - start)
+        size = sum(f.stat().st_size for f in Path(tmp).iterdir()) / 2**20
+        embedder.close()
+    print(f"| tfidf, {count} texts of 60 words | first (compute + store) | cached | cache size |")
+    print("| --- | --- | --- | --- |")
+    print(f"| wall | {timings[0]:.2f} s | {timings[1]:.2f} s | {size:.1f} MiB |")
 
 
 def model_throughput(rounds: int, max_tokens: int) -> None:
@@ -198,6 +222,9 @@ def main() -> None:
     if "cache" in args.only:
         print("\n### Cache-hit overhead\n")
         cache_hit_overhead()
+    if "embed" in args.only:
+        print("\n### Embedding cache\n")
+        embedding_cache()
     if "model" in args.only:
         print("\n### Embedded model throughput\n")
         model_throughput(args.rounds, args.max_tokens)
