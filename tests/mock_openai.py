@@ -4,9 +4,14 @@ It serves ``POST /v1/chat/completions`` and ``POST /v1/embeddings`` with determi
 after a fixed latency, and injects queued faults: 429 with Retry-After, any 5xx, a read timeout
 (it sleeps past the client's timeout), a dropped connection, a malformed JSON body, an empty
 ``choices`` list, and ``finish_reason: length``. Each queued fault is used by one request (the
-first whose body contains its ``match`` text, when given). It counts requests per path and keeps
-the last bodies it received. It is bounded: an ephemeral loopback port, a request-body limit,
-a capped request log, and a lifetime after which it stops by itself.
+first whose body contains its ``match`` text, when given). It counts requests per path, keeps
+the last bodies it received, and logs every exchange (path, a hash of the body, outcome), so a
+test can prove which calls were answered and which were sent again. :meth:`MockOpenAI.hold_after`
+stops answering after N completed chat calls (later requests wait, unanswered), so a test can
+kill a client at a known point. It is bounded: an ephemeral loopback port, a request-body
+limit, a capped request log, and a lifetime after which it stops by itself.
+:func:`contract_answer` answers every InterviewSim prompt in its output contract, so whole
+stages run against the server.
 
 In-process (tests)::
 
@@ -14,6 +19,7 @@ In-process (tests)::
         server.enqueue(Fault.rate_limit(retry_after=0.2), Fault.http(500))
         ... OpenAI(base_url=server.base_url) ...
         assert server.count("/v1/chat/completions") == 3
+        assert len(server.answered()) == 1   # body hashes of the completed calls
 
 As a separate process (benchmarks, so the server does not share the client's GIL)::
 
@@ -24,16 +30,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import json
 import sys
 import threading
+import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 FaultKind = Literal["status", "timeout", "drop", "malformed", "empty_choices", "length"]
+CHAT = "/v1/chat/completions"
 _REASONS = {200: "OK", 404: "Not Found", 413: "Payload Too Large", 429: "Too Many Requests",
             500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
 
@@ -85,6 +94,83 @@ def echo(body: dict[str, Any]) -> str:
     return f"echo: {users[-1] if users else ''}"
 
 
+def request_key(body: dict[str, Any]) -> str:
+    """The identity of one call in the log: SHA-256 of the body's canonical JSON."""
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request as the server saw it: ``outcome`` is ``ok``, ``held`` (never answered) or
+    the fault it got (``429``, ``503``, ``timeout``, ``drop``, ``malformed``, ...)."""
+
+    seq: int
+    path: str
+    key: str
+    outcome: str
+    at: float
+    """``time.monotonic()`` when the request arrived."""
+
+    @property
+    def answered(self) -> bool:
+        """The client received an answer it may keep (a truncated one included)."""
+        return self.outcome in ("ok", "length")
+
+
+def _last(messages: list[dict[str, Any]], role: str) -> str:
+    return next((str(m.get("content", "")) for m in reversed(messages)
+                 if m.get("role") == role), "")
+
+
+def _between(text: str, start: str, end: str) -> str:
+    return text.split(start, 1)[-1].split(end, 1)[0].strip()
+
+
+def contract_answer(body: dict[str, Any]) -> str:
+    """A valid, deterministic answer to any InterviewSim prompt, in the contract its system
+    message asks for (generation, fact summary, CS, FC, PS, atomic item, MCQ, MCQ answers).
+    Values vary with a hash of the user message, so metrics are not all equal."""
+    from interviewsim import generation, judge_prompts
+    from interviewsim.mcq import prompts as mcq
+
+    messages = body.get("messages", [])
+    system, user = _last(messages, "system"), _last(messages, "user")
+    pick = int(hashlib.sha256(user.encode("utf-8")).hexdigest()[:8], 16)
+    if system == judge_prompts.CS_SYSTEM:
+        return json.dumps({"score": 1 + pick % 5, "explanation": "Both talk about the kiln."})
+    if system == judge_prompts.FACT_SUMMARY_SYSTEM:
+        return json.dumps({"summary": "A potter who talks about kilns, glazes and long firings.",
+                           "explanation": "Only what the answers say."})
+    if system == judge_prompts.FC_SYSTEM:
+        label = ("Entailment", "Neutral", "Contradiction")[pick % 3]
+        return json.dumps({"label": label, "explanation": "Compared with the summary."})
+    if system == judge_prompts.PS_SYSTEM:
+        level = ("Low", "Neutral", "High")[pick % 3]
+        return f"<rate>{level}</rate> <justification>The responses show it.</justification>"
+    if system == mcq.ATOMIC_SYSTEM:
+        question = _between(user, "Question: ", "\nResponse: ")
+        response = _between(user, "\nResponse: ", "\n</transcript>")
+        answer = " ".join(response.split()[:8]) or "nothing"
+        return f"Atomic Question: {question or 'What?'}\nAtomic Answer: {answer}"
+    if system == mcq.MCQ_SYSTEM:
+        question = _between(user, "<item>\nQuestion: ", "\nCorrect answer: ")
+        answer = _between(user, "\nCorrect answer: ", "\n</item>")
+        kinds = [line.split('"')[1] for line in user.split("\n")
+                 if line[:1].isdigit() and '"' in line]
+        texts = [answer, f"Never {answer}", f"{answer} twice over", "Something else entirely"]
+        options = [{"kind": kind, "text": text} for kind, text in zip(kinds, texts, strict=False)]
+        return json.dumps({"question": question, "options": options, "correct_answer": "A"})
+    if system == mcq.ANSWER_SYSTEM:
+        block = user.split("\nQuestions:\n", 1)[-1]
+        count = sum(1 for line in block.split("\n") if line.startswith("Q") and ": " in line
+                    and line[1:line.index(":")].isdigit())
+        return "\n".join(f"Q{i}: {'ABC'[(pick + i) % 3]}" for i in range(1, count + 1))
+    if system == generation.SYSTEM:
+        return f"Speaking for myself, the kiln takes {pick % 97} hours and I check it twice."
+    return echo(body)
+
+
 def fake_embedding(text: str, dims: int = 16) -> list[float]:
     """A deterministic unit-free vector derived from the text's hash."""
     digest = hashlib.sha256(text.encode("utf-8")).digest()
@@ -102,11 +188,16 @@ class MockOpenAI:
         self.max_body_bytes = max_body_bytes
         self.lifetime_s = lifetime_s
         self.bodies: deque[dict[str, Any]] = deque(maxlen=log_size)
+        self.log: deque[Exchange] = deque(maxlen=log_size)
         self.faults_used: Counter[str] = Counter()
         self._counts: Counter[str] = Counter()
         self.in_flight = 0
         self.max_in_flight = 0
         self._faults: list[Fault] = []
+        self._seq = 0
+        self._hold_after: int | None = None
+        self._chat_answers = 0
+        self._release: asyncio.Event | None = None
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -131,6 +222,46 @@ class MockOpenAI:
         with self._lock:
             return len(self._faults)
 
+    def mark(self) -> int:
+        """A position in the log: pass it to :meth:`exchanges` to see only later requests."""
+        with self._lock:
+            return self._seq
+
+    def exchanges(self, since: int = 0, path: str | None = CHAT) -> list[Exchange]:
+        """Logged requests after ``since`` (a :meth:`mark`), on one path or (None) on all."""
+        with self._lock:
+            return [e for e in self.log if e.seq > since and (path is None or e.path == path)]
+
+    def answered(self, since: int = 0) -> list[str]:
+        """Body hashes of the chat calls answered after ``since``, in order."""
+        return [e.key for e in self.exchanges(since) if e.answered]
+
+    def hold_after(self, completed: int | None) -> None:
+        """Answer ``completed`` more chat calls, then hold every later one unanswered until
+        :meth:`release` (or the server's lifetime ends); None answers everything again."""
+        with self._lock:
+            self._hold_after = None if completed is None else self._chat_answers + completed
+
+    def release(self) -> None:
+        """Stop holding: held requests get their connection closed, later ones an answer."""
+        with self._lock:
+            self._hold_after = None
+        if self._release is not None:
+            self._loop.call_soon_threadsafe(self._release.set)
+
+    def _log(self, path: str, body: dict[str, Any], outcome: str, arrived: float) -> None:
+        with self._lock:
+            self._seq += 1
+            self.log.append(Exchange(self._seq, path, request_key(body), outcome, arrived))
+
+    def _admit_chat(self) -> bool:
+        """Whether one more chat call may be answered now (counted when it is)."""
+        with self._lock:
+            if self._hold_after is not None and self._chat_answers >= self._hold_after:
+                return False
+            self._chat_answers += 1
+            return True
+
     def _take_fault(self, raw_body: bytes) -> Fault | None:
         text = raw_body.decode("utf-8", "replace")
         with self._lock:
@@ -140,6 +271,7 @@ class MockOpenAI:
         return None
 
     def start(self) -> MockOpenAI:
+        self._release = asyncio.Event()
         self._thread.start()
         self._server = asyncio.run_coroutine_threadsafe(
             asyncio.start_server(self._serve, "127.0.0.1", 0), self._loop
@@ -211,6 +343,7 @@ class MockOpenAI:
 
     async def _respond(self, writer: asyncio.StreamWriter, path: str, headers: dict[str, str],
                        raw: bytes) -> bool:
+        arrived = time.monotonic()
         fault = self._take_fault(raw)
         if fault is not None:
             self.faults_used[fault.kind if fault.kind != "status" else str(fault.status)] += 1
@@ -222,6 +355,15 @@ class MockOpenAI:
             await self._send(writer, 400, {"error": {"message": "body is not JSON"}})
             return True
         self.bodies.append(body)
+        if fault is not None:
+            self._log(path, body, fault.kind if fault.kind != "status" else str(fault.status),
+                      arrived)
+        if fault is None and path == CHAT and not self._admit_chat():
+            self._log(path, body, "held", arrived)
+            assert self._release is not None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._release.wait(), self.lifetime_s)
+            return False
         if fault is not None and fault.kind == "timeout":
             await asyncio.sleep(fault.sleep_s)
             return False
@@ -236,13 +378,15 @@ class MockOpenAI:
         if fault is not None and fault.kind == "malformed":
             await self._send_raw(writer, 200, b'{"id": "chatcmpl-broken", "choices": [', {})
             return True
-        if path == "/v1/chat/completions":
+        if path == CHAT:
             payload = self._chat(body, fault)
         elif path == "/v1/embeddings":
             payload = self._embeddings(body)
         else:
             await self._send(writer, 404, {"error": {"message": f"no route {path}"}})
             return True
+        if fault is None:
+            self._log(path, body, "ok", arrived)
         await self._send(writer, 200, payload)
         return headers.get("connection", "").lower() != "close"
 

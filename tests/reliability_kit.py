@@ -1,0 +1,215 @@
+"""What the reliability suites share: workspaces wired to the mock OpenAI server, stage runs in
+process or as real subprocesses, artifact snapshots, and a hard deadline for every test.
+
+Every model call goes to :class:`tests.mock_openai.MockOpenAI` through the production
+``openai`` provider; nothing here loads the embedded model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.factories import make_doc, write_doc
+from tests.mock_openai import MockOpenAI
+from tests.stage_runner import chdir
+
+REPO = Path(__file__).resolve().parents[1]
+KEY_ENV = "INTERVIEWSIM_RELIABILITY_KEY"
+FAKE_KEY = "sk-reliability-FAKE-9f3c2a71d4e8b605"
+"""A recognisable fake API key: the secrets suite scans every output for it."""
+CACHE = "data/cache/responses.sqlite"
+MODEL_STAGES = ("prepare", "select-context", "generate", "fact-summary", "judge")
+STRATEGIES = ["no-context", "chronological", "retrieval"]
+
+
+def docs() -> list[dict[str, Any]]:
+    """Two small personalities: 4 training interviews and 1 held-out interview of 3 pairs."""
+    return [make_doc("P1"), make_doc("P2")]
+
+
+def mock_params(server: MockOpenAI, **overrides: Any) -> dict[str, Any]:
+    """A reduced configuration whose every model is served by ``server``; short timeouts and
+    backoffs so a fault costs fractions of a second. ``provider`` overrides provider fields."""
+    provider = {"kind": "openai", "base_url": server.base_url, "api_key_env": KEY_ENV,
+                "max_concurrency": 4, "timeout_s": 2, "max_attempts": 4,
+                "backoff_initial_s": 0.01, "backoff_max_s": 0.2,
+                **overrides.pop("provider", {})}
+    model = {"provider": "mock", "model": "mock-model", "max_tokens": 64}
+    data: dict[str, Any] = {
+        "seed": 11,
+        "data": {"personalities": "data/personalities"},
+        "strategies": list(STRATEGIES),
+        "context": {"chronological_pairs": 3, "random_pairs": 3, "retrieval_pairs": 3,
+                    "hybrid_retrieved": 2, "hybrid_recent": 2},
+        "judge": {"ps_runs": 1, "max_attempts": 2},
+        "mcq": {"max_attempts": 2},
+        "aggregate": {"permutations": 50, "bootstrap": 50},
+        "mlflow": {"tracking_uri": "sqlite:///mlflow.db", "experiment": "reliability"},
+        "providers": {"mock": provider},
+        "models": {"generator": model, "judges": [{"name": "mockjudge", **model}],
+                   "mcq_builder": model, "mcq_answerers": [{"name": "mockanswerer", **model}]},
+    }
+    data.update(overrides)
+    return data
+
+
+def write_params(root: Path, data: dict[str, Any]) -> Path:
+    path = root / "params.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def make_workspace(root: Path, server: MockOpenAI, people: list[dict] | None = None,
+                   **overrides: Any) -> Path:
+    """A temp project: personalities under data/personalities and a params.yaml for the mock."""
+    root.mkdir(parents=True, exist_ok=True)
+    for doc in docs() if people is None else people:
+        write_doc(root / "data" / "personalities", doc)
+    write_params(root, mock_params(server, **overrides))
+    return root
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a stage run ended: the exit code and what it printed."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+def run_cli(root: Path, *args: str) -> Outcome:
+    """One ``interviewsim`` command in this process, through the console entry point (so
+    library errors become exit codes exactly as on the command line)."""
+    from stages.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    argv = sys.argv
+    sys.argv = ["interviewsim", *args]
+    code: int | str | None = 0
+    try:
+        with chdir(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main()
+            except SystemExit as exc:
+                code = exc.code
+    finally:
+        sys.argv = argv
+    return Outcome(code if isinstance(code, int) else 1, out.getvalue(), err.getvalue())
+
+
+def run_chain(root: Path, stages: tuple[str, ...] = MODEL_STAGES) -> list[Outcome]:
+    """Run stages in order, in process; stop at the first that fails."""
+    outcomes = []
+    for stage in stages:
+        outcomes.append(run_cli(root, stage))
+        if outcomes[-1].code != 0:
+            break
+    return outcomes
+
+
+def stage_env(**extra: str) -> dict[str, str]:
+    """The environment of a stage subprocess: this interpreter's PATH, the repo importable,
+    the fake key set, progress bars off."""
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "PYTHONPATH": str(REPO),
+           "HOME": os.environ.get("HOME", "/tmp"), "INTERVIEWSIM_PROGRESS": "0",
+           KEY_ENV: FAKE_KEY}
+    env.update(extra)
+    return env
+
+
+def spawn_stage(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """``python -m stages ARGS`` as a real process in ``root`` (for SIGKILL and exit codes)."""
+    return subprocess.Popen([sys.executable, "-m", "stages", *args], cwd=root,
+                            env=env or stage_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def run_stage(root: Path, *args: str, timeout: float = 120,
+              env: dict[str, str] | None = None) -> Outcome:
+    """Run a stage as a subprocess; a run past ``timeout`` is killed and fails the test."""
+    process = spawn_stage(root, *args, env=env)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise AssertionError(f"`interviewsim {' '.join(args)}` hung for {timeout}s") from None
+    return Outcome(process.returncode, stdout, stderr)
+
+
+ARTIFACTS = "data/artifacts"
+RUN_LOGS = {"summary.json"}
+"""Per-stage run logs (calls made now, cache hits, wall time): they differ between a fresh
+run and a replay by design; everything else under data/artifacts must not."""
+
+
+def artifacts(root: Path, include_logs: bool = False) -> dict[str, bytes]:
+    """Every artifact file under data/artifacts by relative path, with its bytes."""
+    base = root / ARTIFACTS
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(base.rglob("*"))
+            if p.is_file() and (include_logs or p.name not in RUN_LOGS)}
+
+
+def temp_files(root: Path) -> list[str]:
+    """Leftover temporary files of atomic writes anywhere under data/ or reports/."""
+    return sorted(str(p.relative_to(root)) for folder in ("data", "reports")
+                  for p in (root / folder).rglob("*.tmp"))
+
+
+def cache_entries(root: Path) -> int:
+    """Entries committed to the workspace's response cache (read like a second process)."""
+    path = root / CACHE
+    if not path.exists():
+        return 0
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        try:
+            return db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll ``condition`` every 20 ms; fail the test if it is not true within ``timeout``."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.02)
+
+
+class Deadline(Exception):
+    """A test ran past its deadline: something hung."""
+
+
+@contextlib.contextmanager
+def deadline(seconds: int) -> Iterator[None]:
+    """Fail with :class:`Deadline` if the block runs longer than ``seconds`` (SIGALRM, so it
+    interrupts a blocked wait in the main thread)."""
+    def expire(signum: int, frame: object) -> None:
+        raise Deadline(f"test exceeded its {seconds}s deadline (a hang?)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
