@@ -118,6 +118,8 @@ def test_every_held_out_pair_is_kept_or_dropped_with_its_reason(tmp_path, hub):
     reasked = status["P1-Q4-2"]
     assert [c.sample_index for c in reasked.atomic_calls] == [0, 1]
     assert [c.sample_index for c in reasked.mcq_calls] == [0, 1]
+    temperatures = {r.sample_index: r.temperature for r in hub.scripted.calls}
+    assert temperatures == {0: 0.0, 1: 0.7, 2: 0.7}  # a greedy re-ask would repeat itself
     assert [i.qa_id for i in built.items] == ["P1-Q4-0", "P1-Q4-2"]
     for item in built.items:
         assert item.option_count == 4 and item.role_of(item.correct_label) == "correct"

@@ -1,8 +1,9 @@
 """Ask a batch of prompts, re-asking the ones whose output breaks its contract.
 
-A re-ask differs from the first ask only by its sample index (so it gets its own cache entry
-and sampling seed). After ``max_attempts`` the last parse error is the recorded reason; every
-call made is kept for the audit trail.
+A re-ask differs from the first ask by its sample index (its own cache entry and sampling
+seed) and, when the model is configured greedy, by a sampling temperature: at temperature 0 a
+new seed reproduces the rejected output token for token, so the re-ask would be wasted. After
+``max_attempts`` the last parse error is the recorded reason; every call is kept for the audit.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from interviewsim.records import CallRecord
 
 T = TypeVar("T")
 
+REASK_TEMPERATURE = 0.7
+"""Temperature of a re-ask when the model's configured temperature is 0 (seeded, so still
+reproducible and cached like any call)."""
+
 
 @dataclass(frozen=True)
 class Ask:
@@ -28,8 +33,10 @@ class Ask:
     max_tokens: int | None = None
 
     def request(self, client: ModelClient, sample_index: int = 0) -> ChatRequest:
+        greedy_reask = sample_index > 0 and client.settings.temperature == 0
         return client.request(self.messages, constraint=self.constraint,
-                              sample_index=sample_index, max_tokens=self.max_tokens)
+                              sample_index=sample_index, max_tokens=self.max_tokens,
+                              temperature=REASK_TEMPERATURE if greedy_reask else None)
 
 
 @dataclass
