@@ -176,6 +176,14 @@ class UsageTotals(BaseModel):
     wall_s: float = 0.0
     est_cost_usd: float | None = None
     """Sum over priced models; None when no model has a price (unknown, not free)."""
+    requests: int = 0
+    """Model requests behind the artifacts, answered now or from the cache. This and the
+    ``answer_*`` figures are the same on every run of the same experiment; calls, cache hits,
+    the tokens paid now and wall time describe one run (they stay in the stage summaries)."""
+    answer_prompt_tokens: int = 0
+    answer_completion_tokens: int = 0
+    answers_est_cost_usd: float | None = None
+    """What every answer the artifacts rest on costs at ``params.prices``, paid now or not."""
     unpriced_models: list[str] = []
     by_stage: dict[str, dict[str, dict[str, Any]]] = {}
     """stage -> ``label/model`` -> the stage's usage row."""
@@ -209,6 +217,7 @@ def summarise_usage(summaries: Mapping[str, Mapping[str, Any]]) -> UsageTotals:
     """
     totals = UsageTotals()
     cost: list[float] = []
+    answers_cost: list[float] = []
     unpriced: set[str] = set()
     for stage in sorted(summaries):
         summary = summaries[stage]
@@ -222,11 +231,17 @@ def summarise_usage(summaries: Mapping[str, Mapping[str, Any]]) -> UsageTotals:
             totals.prompt_tokens += int(row.get("prompt_tokens", 0))
             totals.completion_tokens += int(row.get("completion_tokens", 0))
             totals.wall_s += float(row.get("wall_s", 0.0))
+            totals.requests += int(row.get("requests", 0))
+            totals.answer_prompt_tokens += int(row.get("answer_prompt_tokens", 0))
+            totals.answer_completion_tokens += int(row.get("answer_completion_tokens", 0))
+            if row.get("answers_est_cost_usd") is not None:
+                answers_cost.append(float(row["answers_est_cost_usd"]))
             if row.get("est_cost_usd") is None:
                 unpriced.add(str(row.get("model", label)))
             else:
                 cost.append(float(row["est_cost_usd"]))
     totals.est_cost_usd = math.fsum(cost) if cost else None
+    totals.answers_est_cost_usd = math.fsum(answers_cost) if answers_cost else None
     totals.unpriced_models = sorted(unpriced)
     return totals
 
@@ -249,9 +264,10 @@ def flat_metrics(cells: Mapping[CellKey, MetricCell], usage: UsageTotals,
     for stage, counts in sorted(usage.counts.items()):
         for name, count in sorted(counts.items()):
             flat[f"counts.{stage}.{name}"] = count
-    flat["usage.calls"] = usage.calls
-    flat["usage.prompt_tokens"] = usage.prompt_tokens
-    flat["usage.completion_tokens"] = usage.completion_tokens
-    if usage.est_cost_usd is not None:
-        flat["usage.est_cost_usd"] = round(usage.est_cost_usd, digits)
+    # the experiment's usage, not this run's: a replay from the cache gives the same file
+    flat["usage.requests"] = usage.requests
+    flat["usage.prompt_tokens"] = usage.answer_prompt_tokens
+    flat["usage.completion_tokens"] = usage.answer_completion_tokens
+    if usage.answers_est_cost_usd is not None:
+        flat["usage.est_cost_usd"] = round(usage.answers_est_cost_usd, digits)
     return flat

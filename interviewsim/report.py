@@ -138,18 +138,21 @@ def pairwise_table(tests: Sequence[PairedTest], alpha: float = 0.05) -> str:
 
 
 def usage_table(usage: UsageTotals) -> str:
-    lines = ["| stage | model | calls | cache hits | prompt tok. | completion tok. | est. cost |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+    """Requests, tokens and cost of every answer the results rest on, whether paid in this
+    run or replayed from the cache, so the report is the same on every run; this run's calls,
+    cache hits and wall time are in each stage's summary.json."""
+    lines = ["| stage | model | requests | prompt tok. | completion tok. | est. cost |",
+             "|---|---|---:|---:|---:|---:|"]
     for stage, rows in usage.by_stage.items():
         for label, row in sorted(rows.items()):
-            cost = row.get("est_cost_usd")
-            lines.append(f"| {stage} | {label} | {row.get('calls', 0)} | "
-                         f"{row.get('cache_hits', 0)} | {row.get('prompt_tokens', 0)} | "
-                         f"{row.get('completion_tokens', 0)} | "
+            cost = row.get("answers_est_cost_usd")
+            lines.append(f"| {stage} | {label} | {row.get('requests', 0)} | "
+                         f"{row.get('answer_prompt_tokens', 0)} | "
+                         f"{row.get('answer_completion_tokens', 0)} | "
                          f"{'–' if cost is None else f'${cost:.4f}'} |")
-    cost = "–" if usage.est_cost_usd is None else f"${usage.est_cost_usd:.4f}"
-    lines.append(f"| **total** | | {usage.calls} | {usage.cache_hits} | {usage.prompt_tokens} | "
-                 f"{usage.completion_tokens} | {cost} |")
+    cost = "–" if usage.answers_est_cost_usd is None else f"${usage.answers_est_cost_usd:.4f}"
+    lines.append(f"| **total** | | {usage.requests} | {usage.answer_prompt_tokens} | "
+                 f"{usage.answer_completion_tokens} | {cost} |")
     return "\n".join(lines)
 
 
@@ -189,6 +192,9 @@ def render_report(data: ReportData) -> str:
         "## Stage counts",
         counts_table(data.usage),
         "## Usage and cost",
+        "Every model answer the results rest on, paid in this run or replayed from the "
+        "response cache, so this section is the same on every run; this run's own calls, "
+        "cache hits and wall time are in each stage's summary.json.",
         usage_table(data.usage) + "\n" + cost_note,
         "## Configuration",
         "```yaml\n" + yaml.safe_dump(data.config, sort_keys=False).rstrip() + "\n```",

@@ -60,6 +60,10 @@ def _progress_enabled() -> bool:
 
 @dataclass
 class _Usage:
+    """This run's calls, cache hits, tokens paid and wall time (they differ between a fresh
+    run and a replay); ``requests`` and the ``answer_*`` tokens describe every answer the
+    stage used, whether paid now or earlier, so they are the same on every run."""
+
     label: str
     provider: str
     model: str
@@ -68,6 +72,9 @@ class _Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     wall_s: float = 0.0
+    requests: int = 0
+    answer_prompt_tokens: int = 0
+    answer_completion_tokens: int = 0
 
 
 class _GroupWriter:
@@ -182,7 +189,9 @@ class ModelHub:
         return self.run(limited())
 
     def record_usage(self, client: ModelClient, fresh: Sequence[ChatResult], hits: int,
-                     wall_s: float) -> None:
+                     wall_s: float, answers: Sequence[ChatResult] = ()) -> None:
+        """Add one batch: ``fresh`` results were paid now; ``answers`` is every result the
+        batch returned (one per request, from the cache or not)."""
         settings = client.settings
         with self._lock:
             usage = self._usage.setdefault(
@@ -194,19 +203,25 @@ class ModelHub:
             usage.prompt_tokens += sum(r.usage.prompt_tokens for r in fresh)
             usage.completion_tokens += sum(r.usage.completion_tokens for r in fresh)
             usage.wall_s += wall_s
+            usage.requests += len(answers)
+            usage.answer_prompt_tokens += sum(r.usage.prompt_tokens for r in answers)
+            usage.answer_completion_tokens += sum(r.usage.completion_tokens for r in answers)
 
     def usage(self) -> dict[str, dict[str, Any]]:
         """Per ``label/model``: calls, cache hits, tokens of the calls made, wall time, and an
-        estimated cost from ``params.prices`` (None when the model has no price)."""
+        estimated cost from ``params.prices`` (None when the model has no price); and the
+        same-on-every-run figures: requests, tokens and cost of every answer used."""
         table: dict[str, dict[str, Any]] = {}
         with self._lock:
             for key, usage in sorted(self._usage.items()):
                 row: dict[str, Any] = asdict(usage)
                 price = self.params.prices.get(usage.model)
-                row["est_cost_usd"] = None if price is None else (
-                    usage.prompt_tokens * price.prompt_per_million
-                    + usage.completion_tokens * price.completion_per_million
-                ) / 1e6
+                for prefix, tokens in (("", (usage.prompt_tokens, usage.completion_tokens)),
+                                       ("answers_", (usage.answer_prompt_tokens,
+                                                     usage.answer_completion_tokens))):
+                    row[f"{prefix}est_cost_usd"] = None if price is None else (
+                        tokens[0] * price.prompt_per_million
+                        + tokens[1] * price.completion_per_million) / 1e6
                 table[key] = row
         return table
 
@@ -324,7 +339,8 @@ class ModelClient:
         finally:
             bar.close()
             self.hub.cache.record(self.stats_name, hits, len(slots))
-            self.hub.record_usage(self, fresh, hits, time.perf_counter() - start)
+            self.hub.record_usage(self, fresh, hits, time.perf_counter() - start,
+                                  [r for r in results if r is not None])
         return cast(list[ChatResult], results)
 
     async def _fetch(self, misses: dict[str, ChatRequest],
