@@ -7,17 +7,14 @@ strategy's answer), the fact summary before the answer, and the response collect
 trait (the 15 PS prompts of one collection differ only in their last lines). Transcript text sits
 between explicit tags and is declared to be data, never instructions.
 
-Constraints only raise the hit rate; the parsers in :mod:`interviewsim.judge_parsers` decide.
-JSON schemas use only keywords every structured-output backend accepts (``enum`` for the
-score: llama.cpp ignores integer bounds, strict OpenAI rejects string lengths).
+The decoding constraints that go with these prompts live in :mod:`interviewsim.judge_constraints`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from interviewsim.judge_parsers import CS_SCORES, FC_LABELS, LEVELS
-from interviewsim.llm.types import Message, OutputConstraint
+from interviewsim.llm.types import Message
 
 TRAIT_GUIDE: dict[str, tuple[str, str]] = {
     "openness": (
@@ -143,37 +140,3 @@ def personality_messages(responses: Sequence[str], trait: str) -> list[Message]:
         f"Rate {trait} for this speaker."
     )
     return [Message(role="system", content=PS_SYSTEM), Message(role="user", content=user)]
-
-
-def _object_schema(properties: dict[str, dict]) -> dict:
-    return {"type": "object", "properties": properties, "required": list(properties),
-            "additionalProperties": False}
-
-
-CS_CONSTRAINT = OutputConstraint(
-    kind="json_schema", name="content_similarity",
-    json_schema=_object_schema({"score": {"type": "integer", "enum": list(CS_SCORES)},
-                                "explanation": {"type": "string"}}),
-)
-FACT_SUMMARY_CONSTRAINT = OutputConstraint(
-    kind="json_schema", name="fact_summary",
-    json_schema=_object_schema({"summary": {"type": "string"},
-                                "explanation": {"type": "string"}}),
-)
-FC_CONSTRAINT = OutputConstraint(
-    kind="json_schema", name="factual_consistency",
-    json_schema=_object_schema({"label": {"type": "string", "enum": list(FC_LABELS)},
-                                "explanation": {"type": "string"}}),
-)
-
-PS_JUSTIFICATION_CHARS = 240
-"""Grammar bound on the justification, so a rambling model closes its tag within max_tokens."""
-
-PS_CONSTRAINT = OutputConstraint(
-    kind="grammar", name="trait_rating",
-    grammar=(
-        'root ::= "<rate>" level "</rate> <justification>" text "</justification>"\n'
-        "level ::= " + " | ".join(f'"{level}"' for level in LEVELS) + "\n"
-        f"text ::= [^<\\n \\t] [^<\\n]{{0,{PS_JUSTIFICATION_CHARS - 1}}}\n"
-    ),
-)

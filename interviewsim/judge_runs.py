@@ -82,20 +82,19 @@ class Outcome(Generic[T]):
 
 @dataclass(frozen=True)
 class JudgeTask(Generic[T]):
-    """How to ask for one kind of judgment: parser, constraint, temperature."""
+    """How to ask for one kind of judgment: parser, constraints by preference, temperature."""
 
     parse: Callable[[str], T]
-    constraint: OutputConstraint | None
+    constraints: tuple[OutputConstraint, ...] = ()
     temperature: float | None = None
 
     def usable_constraint(self, client: JudgeClient) -> OutputConstraint | None:
-        """The constraint if the provider can enforce it; otherwise the prompt alone."""
-        if self.constraint is None:
-            return None
-        kind = self.constraint.kind
-        supported = (client.supports_json_schema if kind == "json_schema"
-                     else client.supports_grammar)
-        return self.constraint if supported else None
+        """The first constraint the provider can enforce; None leaves it to the prompt."""
+        for constraint in self.constraints:
+            if (client.supports_grammar if constraint.kind == "grammar"
+                    else client.supports_json_schema):
+                return constraint
+        return None
 
     def request(self, client: JudgeClient, ask: Ask, attempt: int) -> ChatRequest:
         return client.request(ask.messages, constraint=self.usable_constraint(client),

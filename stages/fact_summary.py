@@ -9,17 +9,22 @@ import click
 
 from interviewsim.corpus import PersonalityData, iter_personalities
 from interviewsim.jsonio import write_jsonl_atomic
+from interviewsim.judge_constraints import fact_summary_constraints
 from interviewsim.judge_parsers import FactSummary, parse_fact_summary
-from interviewsim.judge_prompts import FACT_SUMMARY_CONSTRAINT, fact_summary_messages
+from interviewsim.judge_prompts import fact_summary_messages
 from interviewsim.judge_runs import Ask, JudgeTask
 from interviewsim.llm import ModelHub
+from interviewsim.llm.settings import ModelSettings
 from interviewsim.stage_summary import write_summary
 from interviewsim.summary_gate import SummaryGate
 from stages.common import FACT_SUMMARY_DIR, PREPARED_DIR, params_option, read_params
 
 FACT_SUMMARIES = "fact_summaries.jsonl"
-TASK: JudgeTask[FactSummary] = JudgeTask(parse=parse_fact_summary,
-                                         constraint=FACT_SUMMARY_CONSTRAINT)
+
+
+def summary_task(judge: ModelSettings) -> JudgeTask[FactSummary]:
+    return JudgeTask(parse=parse_fact_summary,
+                     constraints=fact_summary_constraints(judge.max_tokens))
 
 
 def summary_ask(person: PersonalityData) -> Ask:
@@ -57,7 +62,7 @@ def fact_summary(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: 
     with ModelHub(params) as hub:
         clients = {j.name: hub.client(j, label=f"fact-summary/{j.name}") for j in judges}
         if dry_run:
-            plans = [TASK.plan(clients[j.name], asks) for j in judges]
+            plans = [summary_task(j).plan(clients[j.name], asks) for j in judges]
             click.echo(f"fact-summary (dry run): {sum(p.calls for p in plans)} calls, "
                        f"{sum(p.cache_hits for p in plans)} already cached, "
                        f"~{sum(p.est_prompt_tokens for p in plans)} prompt tokens")
@@ -65,8 +70,9 @@ def fact_summary(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: 
         counts: Counter[str] = Counter(valid=0, invalid=0, reasks=0)
         records = []
         for judge in judges:
-            outcomes = TASK.run(clients[judge.name], asks, params.judge.max_attempts,
-                                desc=f"fact-summary {judge.name}")
+            outcomes = summary_task(judge).run(clients[judge.name], asks,
+                                               params.judge.max_attempts,
+                                               desc=f"fact-summary {judge.name}")
             for person, outcome in zip(people, outcomes, strict=True):
                 counts["valid" if outcome.valid else "invalid"] += 1
                 counts["reasks"] += len(outcome.calls) - 1

@@ -14,6 +14,11 @@ from tqdm import tqdm
 from interviewsim import judge_metrics
 from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
 from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
+from interviewsim.judge_constraints import (
+    content_similarity_constraints,
+    factual_consistency_constraints,
+    trait_rating_constraints,
+)
 from interviewsim.judge_metrics import Key, TraitVote, vote_runs
 from interviewsim.judge_parsers import (
     parse_content_similarity,
@@ -21,9 +26,6 @@ from interviewsim.judge_parsers import (
     parse_trait_rating,
 )
 from interviewsim.judge_prompts import (
-    CS_CONSTRAINT,
-    FC_CONSTRAINT,
-    PS_CONSTRAINT,
     content_similarity_messages,
     factual_consistency_messages,
     personality_messages,
@@ -48,15 +50,30 @@ from stages.fact_summary import FACT_SUMMARIES
 
 CS = "content_similarity"
 FC = "factual_consistency"
-CS_TASK = JudgeTask(parse=parse_content_similarity, constraint=CS_CONSTRAINT)
-FC_TASK = JudgeTask(parse=parse_factual_consistency, constraint=FC_CONSTRAINT)
 JUDGED_OUTPUTS = ("content_similarity", "factual_consistency", "ps_runs")
 
 
-def ps_task(params: Params) -> JudgeTask:
-    """PS runs are samples, not replays: they use judge.ps_temperature, not the model's."""
-    return JudgeTask(parse=parse_trait_rating, constraint=PS_CONSTRAINT,
-                     temperature=params.judge.ps_temperature)
+@dataclass(frozen=True)
+class Tasks:
+    """The three judgment kinds as one judge model is asked for them."""
+
+    cs: JudgeTask
+    fc: JudgeTask
+    ps: JudgeTask
+
+    @classmethod
+    def of(cls, judge: NamedModelSettings, params: Params) -> Tasks:
+        """Constraints bounded by the judge's max_tokens; PS runs are samples, not replays,
+        so they use judge.ps_temperature rather than the model's temperature."""
+        budget = judge.max_tokens
+        return cls(
+            cs=JudgeTask(parse=parse_content_similarity,
+                         constraints=content_similarity_constraints(budget)),
+            fc=JudgeTask(parse=parse_factual_consistency,
+                         constraints=factual_consistency_constraints(budget)),
+            ps=JudgeTask(parse=parse_trait_rating, constraints=trait_rating_constraints(budget),
+                         temperature=params.judge.ps_temperature),
+        )
 
 
 @dataclass(frozen=True)
@@ -141,13 +158,14 @@ def judge_person(person: PersonalityData, plan: Plan, judge: NamedModelSettings,
                  client: JudgeClient, params: Params, results: Results) -> Iterator[dict]:
     """Run one judge on one personality; yield its CS/FC judgments, collect PS and metrics."""
     pid, name, attempts = person.personality_id, judge.name, params.judge.max_attempts
+    tasks = Tasks.of(judge, params)
     order = _prefix_order(plan.answers, person, params.strategies)
-    cs = _run_reordered(CS_TASK, client, plan.cs, order, attempts, f"CS {name} {pid}")
+    cs = _run_reordered(tasks.cs, client, plan.cs, order, attempts, f"CS {name} {pid}")
     if plan.fc is not None:
-        fc = FC_TASK.run(client, plan.fc, attempts, f"FC {name} {pid}")
+        fc = tasks.fc.run(client, plan.fc, attempts, f"FC {name} {pid}")
     else:
         fc = [Outcome.invalid(plan.fc_unavailable or "") for _ in plan.answers]
-    ps = iter(ps_task(params).run(client, plan.ps, attempts, f"PS {name} {pid}"))
+    ps = iter(tasks.ps.run(client, plan.ps, attempts, f"PS {name} {pid}"))
     results.count(name, CS, cs)
     results.count(name, FC, fc)
     for metric, outcomes in ((CS, cs), (FC, fc)):
@@ -254,8 +272,9 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
                 for j in judges:
                     plan = plan_person(person, answers, summaries[(person.personality_id, j.name)],
                                        params)
-                    for task, asks in ((CS_TASK, plan.cs), (FC_TASK, plan.fc or []),
-                                       (ps_task(params), plan.ps)):
+                    tasks = Tasks.of(j, params)
+                    for task, asks in ((tasks.cs, plan.cs), (tasks.fc, plan.fc or []),
+                                       (tasks.ps, plan.ps)):
                         cost = task.plan(clients[j.name], asks)
                         totals.update(calls=cost.calls, cache_hits=cost.cache_hits,
                                       tokens=cost.est_prompt_tokens)

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interviewsim.errors import ParseError
-from interviewsim.judge_parsers import parse_trait_rating
 from interviewsim.judge_prompts import (
-    CS_CONSTRAINT,
-    FACT_SUMMARY_CONSTRAINT,
-    FC_CONSTRAINT,
-    PS_CONSTRAINT,
     content_similarity_messages,
     fact_summary_messages,
     factual_consistency_messages,
@@ -78,35 +70,3 @@ def test_fact_summary_prompt_lists_interviews_oldest_first_and_no_ids():
 def test_ps_prompt_needs_responses():
     with pytest.raises(ValueError):
         personality_messages([], "openness")
-
-
-def test_json_schemas_are_closed_and_use_enums_for_score_and_label():
-    for constraint, fields in ((CS_CONSTRAINT, ["score", "explanation"]),
-                               (FC_CONSTRAINT, ["label", "explanation"]),
-                               (FACT_SUMMARY_CONSTRAINT, ["summary", "explanation"])):
-        schema = constraint.json_schema
-        assert schema["required"] == fields and schema["additionalProperties"] is False
-    assert CS_CONSTRAINT.json_schema["properties"]["score"]["enum"] == [1, 2, 3, 4, 5]
-    assert FC_CONSTRAINT.json_schema["properties"]["label"]["enum"] == \
-        ["Entailment", "Neutral", "Contradiction"]
-    assert "minimum" not in json.dumps(CS_CONSTRAINT.json_schema)
-
-
-def test_llama_cpp_compiles_every_constraint():
-    llama_cpp = pytest.importorskip("llama_cpp")
-    llama_cpp.LlamaGrammar.from_string(PS_CONSTRAINT.grammar, verbose=False)
-    for constraint in (CS_CONSTRAINT, FC_CONSTRAINT, FACT_SUMMARY_CONSTRAINT):
-        llama_cpp.LlamaGrammar.from_json_schema(json.dumps(constraint.json_schema),
-                                                verbose=False)
-
-
-@FAST
-@given(level=st.sampled_from(["Low", "Neutral", "High"]),
-       why=st.text(alphabet=st.characters(exclude_characters="<\n"), min_size=1, max_size=239))
-def test_whatever_the_ps_grammar_allows_with_a_non_blank_start_the_parser_accepts(level, why):
-    if why[0] in " \t":
-        return  # the grammar forbids a blank first character
-    try:
-        assert parse_trait_rating(f"<rate>{level}</rate> <justification>{why}</justification>")
-    except ParseError as exc:  # only a justification that is all whitespace after all
-        assert not why.strip(), exc
