@@ -2,11 +2,13 @@
 
 Strict reading rejects duplicate keys (plain ``json.loads`` keeps the last one silently) and
 reports bad bytes or syntax with the file name and position. Writing goes to a temporary file in
-the target directory, is fsynced and renamed, so an artifact is either complete or absent.
+the target directory, is fsynced and renamed, so an artifact is either complete or absent; the
+temporary file a killed writer leaves behind is removed by the next write of that artifact.
 """
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -114,8 +116,30 @@ def sha256_hex(text: str | bytes) -> str:
 
 def _atomic_open(path: Path):
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
+                               dir=path.parent)
     return os.fdopen(fd, "w", encoding="utf-8", newline="\n"), Path(tmp)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def _sweep_dead_writers(path: Path) -> None:
+    """Delete temporary files of ``path`` whose writer died before renaming them (SIGKILL,
+    OOM kill, power loss): they hold a partial artifact that nothing will ever complete.
+    A live writer's file (its pid is in the name) is left alone."""
+    prefix = f".{path.name}."
+    for stale in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid = stale.name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
 
 
 def _commit(handle, tmp: Path, path: Path) -> None:
@@ -123,6 +147,7 @@ def _commit(handle, tmp: Path, path: Path) -> None:
     os.fsync(handle.fileno())
     handle.close()
     os.replace(tmp, path)
+    _sweep_dead_writers(path)
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
