@@ -196,6 +196,7 @@ class MockOpenAI:
         self._faults: list[Fault] = []
         self._seq = 0
         self._hold_after: int | None = None
+        self._hold_match: str | None = None
         self._chat_answers = 0
         self._release: asyncio.Event | None = None
         self._lock = threading.Lock()
@@ -236,27 +237,33 @@ class MockOpenAI:
         """Body hashes of the chat calls answered after ``since``, in order."""
         return [e.key for e in self.exchanges(since) if e.answered]
 
-    def hold_after(self, completed: int | None) -> None:
-        """Answer ``completed`` more chat calls, then hold every later one unanswered until
-        :meth:`release` (or the server's lifetime ends); None answers everything again."""
+    def hold_after(self, completed: int | None, match: str | None = None) -> None:
+        """Answer ``completed`` more chat calls (only those whose body contains ``match``
+        count, when given), then hold every later such call unanswered until :meth:`release`
+        (or the server's lifetime ends); None answers everything again."""
         with self._lock:
+            self._hold_match = match
             self._hold_after = None if completed is None else self._chat_answers + completed
 
     def release(self) -> None:
         """Stop holding: held requests get their connection closed, later ones an answer."""
         with self._lock:
             self._hold_after = None
-        if self._release is not None:
-            self._loop.call_soon_threadsafe(self._release.set)
+            released, self._release = self._release, asyncio.Event()
+        if released is not None:
+            self._loop.call_soon_threadsafe(released.set)
 
     def _log(self, path: str, body: dict[str, Any], outcome: str, arrived: float) -> None:
         with self._lock:
             self._seq += 1
             self.log.append(Exchange(self._seq, path, request_key(body), outcome, arrived))
 
-    def _admit_chat(self) -> bool:
+    def _admit_chat(self, raw: bytes) -> bool:
         """Whether one more chat call may be answered now (counted when it is)."""
         with self._lock:
+            if self._hold_match is not None and self._hold_match not in raw.decode("utf-8",
+                                                                                    "replace"):
+                return True
             if self._hold_after is not None and self._chat_answers >= self._hold_after:
                 return False
             self._chat_answers += 1
@@ -358,11 +365,12 @@ class MockOpenAI:
         if fault is not None:
             self._log(path, body, fault.kind if fault.kind != "status" else str(fault.status),
                       arrived)
-        if fault is None and path == CHAT and not self._admit_chat():
+        if fault is None and path == CHAT and not self._admit_chat(raw):
             self._log(path, body, "held", arrived)
-            assert self._release is not None
+            released = self._release
+            assert released is not None
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._release.wait(), self.lifetime_s)
+                await asyncio.wait_for(released.wait(), self.lifetime_s)
             return False
         if fault is not None and fault.kind == "timeout":
             await asyncio.sleep(fault.sleep_s)

@@ -32,12 +32,23 @@ FAKE_KEY = "sk-reliability-FAKE-9f3c2a71d4e8b605"
 """A recognisable fake API key: the secrets suite scans every output for it."""
 CACHE = "data/cache/responses.sqlite"
 MODEL_STAGES = ("prepare", "select-context", "generate", "fact-summary", "judge")
+ALL_STAGES = ("prepare", "select-context", "generate", "claims", "fact-summary", "judge",
+              "mcq-build", "mcq-answer")
+AGGREGATE = ("aggregate", "--judged", "data/artifacts/judged/personality_metrics.jsonl",
+             "--mcq", "data/artifacts/mcq_answers/personality_metrics.jsonl",
+             "--metrics-file", "data/artifacts/claims/personality_metrics.jsonl",
+             *(arg for stage in ("context", "generated", "fact_summary", "judged", "mcq_items",
+                                 "mcq_answers")
+               for arg in ("--summary", f"data/artifacts/{stage}/summary.json")),
+             "--sample-from", "data/artifacts/judged/judgments.jsonl")
+"""aggregate as dvc.yaml runs it."""
 STRATEGIES = ["no-context", "chronological", "retrieval"]
 
 
 def docs() -> list[dict[str, Any]]:
-    """Two small personalities: 4 training interviews and 1 held-out interview of 3 pairs."""
-    return [make_doc("P1"), make_doc("P2")]
+    """Two small personalities: 4 training interviews and 1 held-out interview of 3 pairs;
+    their texts differ, so no two model requests of a run are the same."""
+    return [make_doc("P1", marker="p1"), make_doc("P2", marker="p2")]
 
 
 def mock_params(server: MockOpenAI, **overrides: Any) -> dict[str, Any]:
@@ -166,6 +177,12 @@ def artifacts(root: Path, include_logs: bool = False) -> dict[str, bytes]:
     base = root / ARTIFACTS
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(base.rglob("*"))
             if p.is_file() and (include_logs or p.name not in RUN_LOGS)}
+
+
+def reports(root: Path) -> dict[str, bytes]:
+    """Every file aggregate wrote under reports/, with its bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "reports").rglob("*"))
+            if p.is_file()}
 
 
 def temp_files(root: Path) -> list[str]:
