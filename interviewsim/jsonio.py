@@ -1,7 +1,8 @@
 """Strict JSON reading and atomic writing of JSON and JSON Lines artifacts.
 
 Strict reading rejects duplicate keys (plain ``json.loads`` keeps the last one silently) and
-reports bad bytes or syntax with the file name and position. Writing goes to a temporary file in
+unpaired surrogate escapes (valid JSON, not text), and reports bad bytes or syntax with the file
+name and position. Writing goes to a temporary file in
 the target directory, is fsynced and renamed, so an artifact is either complete or absent; the
 temporary file a killed writer leaves behind is removed by the next write of that artifact.
 """
@@ -12,6 +13,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -71,8 +73,32 @@ def _duplicate_key_problems(value: Any, file: str, loc: tuple = ()) -> list[Prob
     return problems
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _surrogate_problems(value: Any, file: str, loc: tuple = ()) -> list[Problem]:
+    """Strings holding a lone surrogate: valid JSON (an unpaired ``\\ud800`` escape) but not
+    text, so no UTF-8 artifact could ever hold them."""
+    problems: list[Problem] = []
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            problems.append(Problem(file, json_path(loc), "invalid Unicode: unpaired surrogate "
+                                    f"\\u{ord(value[exc.start]):04x} at character {exc.start}"))
+    elif isinstance(value, dict):
+        for key, child in value.items():
+            bad_key = _surrogate_problems(key, file, loc)
+            problems.extend(bad_key or _surrogate_problems(child, file, (*loc, key)))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            problems.extend(_surrogate_problems(child, file, (*loc, index)))
+    return problems
+
+
 def parse_json_strict(text: str, file: str = "<text>") -> Any:
-    """Parse JSON text, rejecting syntax errors and duplicate keys with their location."""
+    """Parse JSON text, rejecting syntax errors, duplicate keys and unpaired surrogate escapes
+    with their location."""
     if not text.strip():
         raise InputError([Problem(file, "", "file is empty; expected a JSON document")])
     hook = _PairsHook()
@@ -84,6 +110,10 @@ def parse_json_strict(text: str, file: str = "<text>") -> Any:
         ) from None
     if hook.seen_duplicate:
         raise InputError(_duplicate_key_problems(value, file))
+    if _SURROGATE_ESCAPE.search(text):  # the walk only when an escape could be unpaired
+        problems = _surrogate_problems(value, file)
+        if problems:
+            raise InputError(problems)
     return value
 
 
