@@ -23,12 +23,18 @@ SYSTEM = (
 )
 
 
+def _data(text: str) -> str:
+    """Transcript text as it sits inside ``<context>``: a ``</context>`` in it is defused, so
+    the data cannot end the block early and pose as instructions after it."""
+    return text.replace("</context>", "</ context>")
+
+
 def context_block(selection: ContextSelection, pairs: Mapping[str, Pair]) -> str:
     """The context section of a prompt; empty for no-context."""
     if selection.profile is not None:
-        return f"<context>\nProfile: {selection.profile}\n</context>\n"
+        return f"<context>\nProfile: {_data(selection.profile)}\n</context>\n"
     if selection.pair_ids:
-        examples = "\n\n".join(pair_text(pairs[qa_id]) for qa_id in selection.pair_ids)
+        examples = "\n\n".join(_data(pair_text(pairs[qa_id])) for qa_id in selection.pair_ids)
         return f"<context>\nEarlier interview excerpts:\n\n{examples}\n</context>\n"
     return ""
 

@@ -51,10 +51,15 @@ ANSWER_SYSTEM = (
 )
 
 
+def _data(text: str, tag: str) -> str:
+    """Text inside ``<tag>``: a closing tag in it is defused, so data cannot end its block."""
+    return text.replace(f"</{tag}>", f"</ {tag}>")
+
+
 def atomic_messages(question: str, response: str) -> list[Message]:
     """Ask for one atomic item from one held-out question-and-response pair."""
-    user = (f"<transcript>\nQuestion: {question}\nResponse: {response}\n</transcript>\n"
-            "Return the two lines only.")
+    pair = _data(f"Question: {question}\nResponse: {response}", "transcript")
+    user = f"<transcript>\n{pair}\n</transcript>\nReturn the two lines only."
     return [Message(role="system", content=ATOMIC_SYSTEM), Message(role="user", content=user)]
 
 
@@ -77,8 +82,8 @@ def mcq_messages(atomic: AtomicItem, option_count: int) -> list[Message]:
     """Ask for one MCQ with ``option_count`` options in the contract's role order."""
     kinds = "\n".join(f"{i}. \"{role}\": {_ROLE_GUIDE[role]}"
                       for i, role in enumerate(roles_for(option_count), start=1))
-    user = (f"Options, in this order:\n{kinds}\n"
-            f"<item>\nQuestion: {atomic.question}\nCorrect answer: {atomic.answer}\n</item>\n"
+    item = _data(f"Question: {atomic.question}\nCorrect answer: {atomic.answer}", "item")
+    user = (f"Options, in this order:\n{kinds}\n<item>\n{item}\n</item>\n"
             "Return the JSON object only.")
     return [Message(role="system", content=MCQ_SYSTEM), Message(role="user", content=user)]
 
