@@ -19,6 +19,7 @@ Prints markdown tables that benchmarks/README.md records.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import statistics
 import subprocess
@@ -56,8 +57,9 @@ def http_throughput(levels: list[int], seconds: float) -> None:
                               stdout=subprocess.PIPE, text=True)
     try:
         base_url = server.stdout.readline().strip()
-        print("| concurrency | requests | wall s | requests/s | ideal | % of ideal |")
-        print("| --- | --- | --- | --- | --- | --- |")
+        print("| concurrency | requests | wall s | requests/s | ideal | % of ideal "
+              "| client CPU per request |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
         for level in levels:
             count = max(10, int(level * seconds / LATENCY_S))
             with tempfile.TemporaryDirectory() as tmp:
@@ -68,15 +70,43 @@ def http_throughput(levels: list[int], seconds: float) -> None:
                     client = hub.client(ModelSettings(provider="api", model="mock"))
                     client.complete_many([client.request(user("warm-up"))])
                     requests = [client.request(user(f"q{level}-{i}")) for i in range(count)]
-                    start = time.perf_counter()
+                    start, cpu = time.perf_counter(), time.process_time()
                     client.complete_many(requests)
-                    wall = time.perf_counter() - start
+                    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
             rate, ideal = count / wall, level / LATENCY_S
             print(f"| {level} | {count} | {wall:.2f} | {rate:.1f} | {ideal:.0f} | "
-                  f"{100 * rate / ideal:.1f}% |")
+                  f"{100 * rate / ideal:.1f}% | {1000 * cpu / count:.2f} ms |")
+        level = levels[-1]
+        count = max(10, int(level * seconds / LATENCY_S))
+        wall, cpu = asyncio.run(raw_openai(base_url, level, count))
+        rate, ideal = count / wall, level / LATENCY_S
+        print(f"| {level}, raw AsyncOpenAI (no seam) | {count} | {wall:.2f} | {rate:.1f} | "
+              f"{ideal:.0f} | {100 * rate / ideal:.1f}% | {1000 * cpu / count:.2f} ms |")
     finally:
         server.stdin.close()
         server.wait(10)
+
+
+async def raw_openai(base_url: str, level: int, count: int) -> tuple[float, float]:
+    """The same requests straight through the openai client and transport the seam uses, with
+    no cache, retries or accounting: what the seam's own overhead is measured against."""
+    import openai
+
+    client = openai.AsyncOpenAI(api_key="sk-bench", base_url=base_url, max_retries=0,
+                                http_client=openai.DefaultAioHttpClient())
+    limit = asyncio.Semaphore(level)
+
+    async def one(i: int) -> object:
+        async with limit:
+            body = {"model": "mock", "messages": user(f"raw{level}-{i}"), "max_tokens": 256}
+            return await client.post("/chat/completions", cast_to=object, body=body)
+
+    await one(-1)
+    start, cpu = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(one(i) for i in range(count)))
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    await client.close()
+    return wall, cpu
 
 
 def cache_hit_overhead(count: int = 1000) -> None:
