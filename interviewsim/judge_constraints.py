@@ -24,6 +24,11 @@ _JSON_CHAR = r'jchar ::= [^"\\\x00-\x1F]'
 """A JSON string character that needs no escape (quotes and backslashes are simply excluded)."""
 
 
+EXPLANATION_SHARE = 0.5
+"""An explanation is kept for inspection, not scored: half the budget (two or three sentences)
+keeps it useful while halving the tokens a judgment costs."""
+
+
 def text_budget(max_tokens: int, share: float = 1.0) -> int:
     """Characters of free text that ``share`` of a ``max_tokens`` output can safely hold."""
     return max(16, int((max_tokens - STRUCTURE_TOKENS) * CHARS_PER_TOKEN * share))
@@ -75,13 +80,15 @@ FACT_SUMMARY_SCHEMA = OutputConstraint(
 
 def content_similarity_constraints(max_tokens: int) -> tuple[OutputConstraint, ...]:
     grammar = json_object_grammar([("score", _choice(CS_SCORES, quoted=False)),
-                                   ("explanation", _json_text(text_budget(max_tokens)))])
+                                   ("explanation", _json_text(text_budget(max_tokens,
+                                                                          EXPLANATION_SHARE)))])
     return OutputConstraint(kind="grammar", name="content_similarity", grammar=grammar), CS_SCHEMA
 
 
 def factual_consistency_constraints(max_tokens: int) -> tuple[OutputConstraint, ...]:
     grammar = json_object_grammar([("label", _choice(FC_LABELS, quoted=True)),
-                                   ("explanation", _json_text(text_budget(max_tokens)))])
+                                   ("explanation", _json_text(text_budget(max_tokens,
+                                                                          EXPLANATION_SHARE)))])
     return (OutputConstraint(kind="grammar", name="factual_consistency", grammar=grammar),
             FC_SCHEMA)
 
@@ -98,7 +105,7 @@ def fact_summary_constraints(max_tokens: int) -> tuple[OutputConstraint, ...]:
 
 def trait_rating_constraints(max_tokens: int) -> tuple[OutputConstraint, ...]:
     """The exact PS tags; a bounded justification so the closing tag fits in max_tokens."""
-    chars = text_budget(max_tokens)
+    chars = text_budget(max_tokens, EXPLANATION_SHARE)
     grammar = (
         'root ::= "<rate>" level "</rate> <justification>" text "</justification>"\n'
         f"level ::= {_choice(LEVELS, quoted=False)}\n"

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from interviewsim.errors import ParseError
 from interviewsim.judge_constraints import (
     CS_SCHEMA,
+    EXPLANATION_SHARE,
     FACT_SUMMARY_SCHEMA,
     FC_SCHEMA,
     content_similarity_constraints,
@@ -88,7 +89,9 @@ def test_text_budget_grows_with_max_tokens_and_leaves_room_for_structure(max_tok
     budget = text_budget(max_tokens)
     assert budget <= max(16, (max_tokens - 20) * 3)
     assert text_budget(max_tokens + 10) >= budget
-    assert f"{{0,{budget - 1}}}" in content_similarity_constraints(max_tokens)[0].grammar
+    explanation = text_budget(max_tokens, EXPLANATION_SHARE)
+    assert f"{{0,{explanation - 1}}}" in content_similarity_constraints(max_tokens)[0].grammar
+    assert f"{{0,{explanation - 1}}}" in trait_rating_constraints(max_tokens)[0].grammar
 
 
 @FAST
