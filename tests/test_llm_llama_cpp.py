@@ -82,3 +82,15 @@ def test_model_identity_is_the_gguf_content_hash(client: ModelClient, hub: Model
     assert client.provider.identity(MODEL.model) == {"kind": "llama_cpp", "model": digest}
     sidecar = Path(hub.params.cache.path).parent / "gguf-hashes.json"
     assert json.loads(sidecar.read_text())[str(path.resolve())]["sha256"] == digest
+
+
+def test_seam_renders_the_prompt_llama_cpp_python_would(client: ModelClient) -> None:
+    messages = [{"role": "system", "content": "You are terse."},
+                {"role": "user", "content": "Why is the sky blue?"}]
+    llama = client.provider.model().llama
+    llama.reset()
+    raw = llama.create_chat_completion(messages=messages, max_tokens=8, temperature=0.0, seed=0)
+    llama.reset()
+    [result] = client.complete_many([client.request(messages, max_tokens=8)])
+    assert result.text == raw["choices"][0]["message"]["content"]
+    assert result.usage.prompt_tokens == raw["usage"]["prompt_tokens"]
