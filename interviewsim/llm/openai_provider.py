@@ -146,12 +146,23 @@ class OpenAIProvider(Provider):
             body["grammar"] = constraint.grammar
         return body
 
+    def _redacted(self, fault: Exception) -> Exception:
+        """``fault`` without the API key in its message: an endpoint that echoes the key in an
+        error body (some proxies do) must not put it into logs or the final error."""
+        key = self._client.api_key if self._client is not None else ""
+        if len(key) >= 8 and key in str(fault):
+            fault.args = tuple(str(arg).replace(key, "<redacted>") for arg in fault.args)
+            if isinstance(fault, RetryableFault):
+                fault.description = fault.description.replace(key, "<redacted>")
+        return fault
+
     async def _post(self, model: str, route: str, body: dict[str, Any]) -> dict[str, Any]:
         """One attempt: the decoded JSON object, or a fault for the retry loop."""
         try:
             data = await self.client().post(route, cast_to=object, body=body)
         except Exception as exc:
-            raise _fault(exc, self.settings.timeout_s, self._where(model)) from exc
+            raise self._redacted(_fault(exc, self.settings.timeout_s, self._where(model))
+                                 ) from exc
         if not isinstance(data, dict):
             raise RetryableFault("malformed response body (not a JSON object)")
         return data
