@@ -68,6 +68,7 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
     """
     params = read_params(params_path)
     hub = ModelHub(params)
+    click.get_current_context().call_on_close(hub.close)
     hub.check(params.models.generator)
     client = hub.client(params.models.generator, label="generator")
     counts: Counter[str] = Counter()
