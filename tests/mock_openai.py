@@ -56,6 +56,9 @@ class Fault:
     retry_after: float | None = None
     sleep_s: float = 0.0
     match: str | None = None
+    echo_auth: bool = False
+    """For an error status: quote the request's Authorization header in the error message,
+    as a careless proxy might (the client must not repeat it)."""
 
     @classmethod
     def rate_limit(cls, retry_after: float | None = 1.0, match: str | None = None) -> Fault:
@@ -63,9 +66,10 @@ class Fault:
 
     @classmethod
     def http(cls, status: int = 500, retry_after: float | None = None,
-             match: str | None = None) -> Fault:
+             match: str | None = None, echo_auth: bool = False) -> Fault:
         """An error status (500, 502, 503, 400, ...), optionally with Retry-After."""
-        return cls("status", status=status, retry_after=retry_after, match=match)
+        return cls("status", status=status, retry_after=retry_after, match=match,
+                   echo_auth=echo_auth)
 
     @classmethod
     def timeout(cls, sleep_s: float = 5.0, match: str | None = None) -> Fault:
@@ -380,7 +384,10 @@ class MockOpenAI:
             return False
         if fault is not None and fault.kind == "status":
             extra = {} if fault.retry_after is None else {"Retry-After": f"{fault.retry_after:g}"}
-            error = {"error": {"message": f"injected {fault.status}", "type": "mock"}}
+            message = f"injected {fault.status}"
+            if fault.echo_auth:
+                message += f" for Authorization: {headers.get('authorization', '')}"
+            error = {"error": {"message": message, "type": "mock"}}
             await self._send(writer, fault.status, error, extra)
             return True
         if fault is not None and fault.kind == "malformed":
