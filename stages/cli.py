@@ -23,9 +23,11 @@ COMMANDS: dict[str, str] = {
     "claims": "stages.claims:claims",
     "mcq-build": "stages.mcq_build:mcq_build",
     "mcq-answer": "stages.mcq_answer:mcq_answer",
+    "style-metrics": "stages.interview_stage:style_metrics_cmd",
     "aggregate": "stages.aggregate:aggregate",
     "prep": "stages.prep:prep",
     "interview": "stages.interview:interview",
+    "interview-experiment": "stages.interview_stage:interview_experiment",
     "params": "stages.params_cmd:params",
     "cache": "stages.cache_cmd:cache",
 }
