@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "mcq-answer": "stages.mcq_answer:mcq_answer",
     "style-metrics": "stages.interview_stage:style_metrics_cmd",
     "aggregate": "stages.aggregate:aggregate",
+    "plan": "stages.plan:plan",
     "prep": "stages.prep:prep",
     "interview": "stages.interview:interview",
     "interview-experiment": "stages.interview_stage:interview_experiment",

@@ -1,0 +1,85 @@
+"""``interviewsim plan``: call counts per stage and model, cache hits, cost; no model call."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from interviewsim.params import ALL_STRATEGIES, parse_params
+from interviewsim.personality import TRAITS
+from interviewsim.planning import build_plan, iter_inputs, paper_params
+from tests import scripted_models
+from tests.factories import make_doc
+from tests.stage_runner import invoke, make_workspace
+
+PRICES = {"scripted-model": {"prompt_per_million": 2.0, "completion_per_million": 8.0}}
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    scripted_models.SEEN.clear()
+    docs = [make_doc("P1", interviews=5, pairs=3), make_doc("P2", interviews=5, pairs=3)]
+    return make_workspace(tmp_path, docs, "tests.scripted_models:echo_answer", prices=PRICES)
+
+
+def run_plan(root, *args):
+    result = invoke(root, "plan", "--json", "plan.json", *args)
+    assert result.exit_code == 0, result.output
+    data = json.loads((root / "plan.json").read_text())
+    return result.output, {line["stage"]: line for line in data["stages"]}, data
+
+
+def test_plan_counts_every_stage_by_the_stage_formulas_and_calls_no_model(workspace):
+    output, stages, data = run_plan(workspace)
+    people, heldout, strategies = 2, 3, len(ALL_STRATEGIES)  # 1 held-out interview of 3 pairs
+    assert data["personalities"] == people and data["heldout_pairs"] == people * heldout
+    assert stages["generate"]["calls"] == people * heldout * strategies
+    assert stages["fact-summary"]["calls"] == people
+    answers = people * heldout * strategies
+    ps = people * len(TRAITS) * (1 + strategies) * 3
+    assert stages["judge"]["calls"] == 2 * answers + ps
+    assert stages["mcq-build"]["calls"] == 2 * people * heldout
+    assert stages["mcq-answer"]["calls"] == people * strategies * 1
+    assert all(line["completion_tokens"] == line["calls"] * 64 or line["stage"] == "mcq-answer"
+               for line in data["stages"])
+    assert all(line["prompt_tokens"] > 0 for line in data["stages"])
+    assert scripted_models.SEEN == []
+    assert "| **total** |" in output
+
+
+def test_cost_comes_from_the_price_table(workspace):
+    _, stages, data = run_plan(workspace)
+    line = stages["generate"]
+    assert line["cost_usd"] == pytest.approx(
+        (line["prompt_tokens"] * 2.0 + line["completion_tokens"] * 8.0) / 1e6)
+    assert data["totals"]["cost_usd"] == pytest.approx(sum(s["cost_usd"] for s in stages.values()))
+
+
+def test_generate_cache_hits_are_the_answers_already_generated(workspace):
+    for stage in ("prepare", "select-context", "generate"):
+        assert invoke(workspace, stage).exit_code == 0
+    _, stages, _ = run_plan(workspace)
+    exact = [s for s in ALL_STRATEGIES if s not in ("retrieval", "hybrid")]
+    assert stages["generate"]["cache_hits"] == 2 * 3 * len(exact)
+    assert stages["judge"]["cache_hits"] == 0
+
+
+def test_paper_flag_applies_the_paper_configuration(workspace):
+    params = parse_params({"strategies": ["no-context"], "data": {"max_heldout_pairs": 1}})
+    paper = paper_params(params)
+    assert paper.strategies == list(ALL_STRATEGIES)
+    assert paper.data.max_heldout_pairs is None
+    assert (paper.context.chronological_pairs, paper.context.hybrid_retrieved) == (100, 50)
+    _, small, _ = run_plan(workspace)
+    _, big, _ = run_plan(workspace, "--paper")
+    assert big["generate"]["calls"] == small["generate"]["calls"]  # all held-out already
+    assert big["generate"]["prompt_tokens"] > small["generate"]["prompt_tokens"]
+
+
+def test_max_heldout_pairs_limits_the_planned_questions(workspace):
+    params = parse_params({"data": {"max_heldout_pairs": 1}, "strategies": ["no-context"]})
+    people = iter_inputs(workspace / "data/personalities", 0.2, 1)
+    plan = build_plan(params, people)
+    assert plan.heldout_pairs == 2
+    assert plan.lines[("generate", "generator", "smollm2-135m-instruct")].calls == 2
