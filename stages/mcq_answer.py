@@ -37,6 +37,8 @@ def _people_with_items(prepared_dir: Path, items_path: Path
     groups = grouped_by_personality(items_path)
     pending = next(groups, None)
     for person in iter_personalities(prepared_dir):
+        if pending is not None and pending[0] < person.personality_id:
+            break  # items of a personality the split does not have: reported below
         items: list[McqItem] = []
         if pending is not None and pending[0] == person.personality_id:
             items = [McqItem.model_validate(r) for r in pending[1]]
@@ -51,7 +53,10 @@ def _prompts(person: PersonalityData, items: list[McqItem], params: Params,
              embedder) -> list[GroupPrompt]:
     """One leak-checked prompt per (strategy, held-out interview), in params order."""
     guard = LeakageGuard(person)
-    groups = by_interview(person, items)
+    try:
+        groups = by_interview(person, items)
+    except ValueError as exc:
+        raise click.ClickException(f"mcqs.jsonl is out of date: {exc}") from None
     index = None
     if embedder is not None and groups:
         index = RetrievalIndex.build(person.train, embedder.embed, params.context.retrieval_text)

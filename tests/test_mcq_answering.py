@@ -67,6 +67,12 @@ def test_items_are_grouped_by_source_interview_in_time_order():
         ("I1", ["Q1-0", "Q1-1", "Q1-2"]), ("I2", ["Q2-0"])]
 
 
+def test_items_from_another_split_are_an_error_not_left_out():
+    stale = mcq("Q0-1", "I0", "A training pair now?")
+    with pytest.raises(ValueError, match=r"1 item\(s\) are not held-out pairs of P .*P/Q0-1"):
+        interview_groups(PERSON, [*ITEMS, stale])
+
+
 def _prompt(strategy: str, person: PersonalityData = PERSON, guard=None):
     iid, items = interview_groups(PERSON, ITEMS)[0]
     index = RetrievalIndex.build(person.train, embed, "question")

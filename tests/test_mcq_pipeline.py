@@ -125,3 +125,13 @@ def test_rerun_is_byte_identical_and_served_from_the_cache(workdir):
     invoke("mcq-answer")
     assert REQUESTS == []
     assert first == {p: (workdir / p).read_bytes() for p in outputs}
+
+
+def test_answering_items_built_from_another_split_fails_with_a_clear_message(workdir):
+    invoke("mcq-build")
+    params = yaml.safe_load((workdir / "params.yaml").read_text())
+    params["data"]["test_fraction"] = 0.1  # a different split: fewer held-out interviews
+    (workdir / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
+    invoke("prepare")
+    result = CliRunner().invoke(cli, ["mcq-answer", "--params", "params.yaml"])
+    assert result.exit_code == 1 and "mcqs.jsonl is out of date" in result.output

@@ -30,8 +30,17 @@ LINE_TOKENS = 6
 
 def interview_groups(person: PersonalityData,
                      items: Sequence[McqItem]) -> list[tuple[str, list[McqItem]]]:
-    """Items grouped by held-out source interview, interviews and items in time order."""
+    """Items grouped by held-out source interview, interviews and items in time order.
+
+    An item that is not a held-out pair of ``person`` (items built from an older split) is an
+    error, never silently left out of the answers.
+    """
     by_qa = {item.qa_id: item for item in items}
+    heldout = {p.qa_id: p.interview_id for p in person.heldout}
+    stale = [i.item_id for i in items if heldout.get(i.qa_id) != i.interview_id]
+    if stale:
+        raise ValueError(f"{len(stale)} item(s) are not held-out pairs of {person.personality_id} "
+                         f"in this split (e.g. {stale[0]}); rebuild them with mcq-build")
     groups = []
     for interview_id, pairs in person.heldout_interviews():
         group = [by_qa[p.qa_id] for p in pairs if p.qa_id in by_qa]
