@@ -209,6 +209,7 @@ class MockOpenAI:
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task] = set()
         self.port = 0
+        self.batch_api = BatchApi(self)
 
     @property
     def base_url(self) -> str:
@@ -355,6 +356,11 @@ class MockOpenAI:
     async def _respond(self, writer: asyncio.StreamWriter, path: str, headers: dict[str, str],
                        raw: bytes) -> bool:
         arrived = time.monotonic()
+        if path.startswith(BatchApi.PREFIXES):
+            status, payload = self.batch_api.handle(path, headers, raw)
+            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+            await self._send_raw(writer, status, data, {})
+            return True
         fault = self._take_fault(raw)
         if fault is not None:
             self.faults_used[fault.kind if fault.kind != "status" else str(fault.status)] += 1
@@ -445,6 +451,84 @@ class MockOpenAI:
                  *(f"{name}: {value}" for name, value in headers.items())]
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data)
         await writer.drain()
+
+
+class BatchApi:
+    """``/v1/files`` and ``/v1/batches`` of the mock: upload (multipart), content download,
+    batch create and retrieve. A batch completes on its ``polls_to_complete``-th retrieve (its
+    lines answered like chat calls, without latency or faults), or fails when ``fail`` is set;
+    custom ids in ``error_ids`` get an error line instead of an answer."""
+
+    PREFIXES = ("/v1/files", "/v1/batches")
+
+    def __init__(self, server: MockOpenAI):
+        self.server = server
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.polls: Counter[str] = Counter()
+        self.polls_to_complete = 1
+        self.fail = False
+        self.error_ids: set[str] = set()
+        self.created = 0
+
+    def _file(self, data: bytes, name: str) -> dict[str, Any]:
+        file_id = f"file-{len(self.files) + 1}"
+        self.files[file_id] = data
+        return {"id": file_id, "object": "file", "bytes": len(data), "created_at": 0,
+                "filename": name, "purpose": "batch", "status": "processed"}
+
+    def handle(self, path: str, headers: dict[str, str], raw: bytes
+               ) -> tuple[int, dict[str, Any] | bytes]:
+        parts = path.strip("/").split("/")  # v1, files|batches, [id], [content]
+        if parts[1] == "files" and len(parts) == 2:
+            boundary = headers.get("content-type", "").partition("boundary=")[2].strip('"')
+            for part in raw.split(b"--" + boundary.encode()):
+                head, _, data = part.partition(b"\r\n\r\n")
+                if b'name="file"' in head:
+                    return 200, self._file(data.removesuffix(b"\r\n"), "batch.jsonl")
+            return 400, {"error": {"message": "no file part"}}
+        if parts[1] == "files" and len(parts) == 4 and parts[2] in self.files:
+            return 200, self.files[parts[2]]
+        if parts[1] == "batches" and len(parts) == 2:
+            body = json.loads(raw or b"{}")
+            if body.get("input_file_id") not in self.files:
+                return 400, {"error": {"message": "unknown input_file_id"}}
+            self.created += 1
+            batch_id = f"batch_{self.created}"
+            self.batches[batch_id] = {
+                "id": batch_id, "object": "batch", "endpoint": body.get("endpoint"),
+                "input_file_id": body["input_file_id"], "created_at": 0,
+                "completion_window": body.get("completion_window", "24h"),
+                "status": "validating", "output_file_id": None, "error_file_id": None}
+            return 200, self.batches[batch_id]
+        if parts[1] == "batches" and len(parts) == 3 and parts[2] in self.batches:
+            batch = self.batches[parts[2]]
+            self.polls[parts[2]] += 1
+            if batch["status"] in ("validating", "in_progress"):
+                if self.fail:
+                    batch["status"] = "failed"
+                elif self.polls[parts[2]] >= self.polls_to_complete:
+                    self._run(batch)
+                else:
+                    batch["status"] = "in_progress"
+            return 200, batch
+        return 404, {"error": {"message": f"no route {path}"}}
+
+    def _run(self, batch: dict[str, Any]) -> None:
+        lines = []
+        for line in self.files[batch["input_file_id"]].decode("utf-8").splitlines():
+            request = json.loads(line)
+            custom_id = request["custom_id"]
+            if custom_id in self.error_ids:
+                lines.append({"id": f"r-{custom_id}", "custom_id": custom_id, "response": None,
+                              "error": {"code": "server_error", "message": "injected"}})
+                continue
+            body = self.server._chat(request["body"], None)
+            lines.append({"id": f"r-{custom_id}", "custom_id": custom_id, "error": None,
+                          "response": {"status_code": 200, "request_id": "mock", "body": body}})
+        data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
+        batch["output_file_id"] = self._file(data, "output.jsonl")["id"]
+        batch["status"] = "completed"
 
 
 def main() -> None:

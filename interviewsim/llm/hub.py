@@ -37,6 +37,10 @@ T = TypeVar("T")
 
 def build_provider(name: str, settings: ProviderSettings, cache_dir: str) -> Provider:
     """The provider a ``providers`` entry describes; heavy imports happen only for its kind."""
+    if settings.kind == "openai" and settings.batch:
+        from interviewsim.llm.openai_batch import OpenAIBatchProvider
+
+        return OpenAIBatchProvider(settings, name, cache_dir)
     if settings.kind == "openai":
         from interviewsim.llm.openai_provider import OpenAIProvider
 
@@ -335,13 +339,28 @@ class ModelClient:
             if slots:
                 misses = {key: requests[indices[0]] for key, indices in slots.items()}
                 self.provider.validate(self.settings.model, list(misses.values()))
-                self.hub.run(self._fetch(misses, stored))
+                batched = getattr(self.provider, "complete_batch", None)
+                self.hub.run(self._fetch(misses, stored) if batched is None
+                             else self._fetch_batch(misses, stored))
         finally:
             bar.close()
             self.hub.cache.record(self.stats_name, hits, len(slots))
             self.hub.record_usage(self, fresh, hits, time.perf_counter() - start,
                                   [r for r in results if r is not None])
         return cast(list[ChatResult], results)
+
+    async def _fetch_batch(self, misses: dict[str, ChatRequest],
+                           stored: Callable[[str, ChatResult], None]) -> None:
+        """Misses through the provider's batch API; what it did not answer, one call each."""
+        done = await self.provider.complete_batch(self.settings.model, misses)  # type: ignore[attr-defined]
+        writer = _GroupWriter(self.hub.cache, stored)
+        for key, result in done.items():
+            if key in misses:
+                writer.add(key, result.model_copy(update={"cache_key": key, "cached": False}))
+        await writer.flush()
+        rest = {key: request for key, request in misses.items() if key not in done}
+        if rest:
+            await self._fetch(rest, stored)
 
     async def _fetch(self, misses: dict[str, ChatRequest],
                      stored: Callable[[str, ChatResult], None]) -> None:

@@ -49,6 +49,16 @@ class OpenAIProviderSettings(_Settings):
     """Upper bound of one backoff wait (a Retry-After header is honoured up to this)."""
     backoff_initial_s: float = Field(1.0, gt=0)
     """First backoff wait; it doubles per attempt (plus up to as much again of random jitter)."""
+    batch: bool = False
+    """Send each batch of cache misses through the OpenAI Batch API (Files + Batches) instead
+    of one chat call per request: half the price on OpenAI, hours of latency; the batch id is
+    recorded under the cache folder so a rerun resumes it (interviewsim/llm/openai_batch.py)."""
+    batch_poll_initial_s: float = Field(5.0, gt=0)
+    """First wait between batch status polls; it doubles per poll up to ``batch_poll_max_s``."""
+    batch_poll_max_s: float = Field(300.0, gt=0)
+    """Longest wait between two batch status polls."""
+    batch_max_wait_s: float = Field(86_400.0, gt=0)
+    """Give up waiting after this long (exit 2); a rerun resumes the same batch."""
 
 
 class ScriptedProviderSettings(_Settings):
