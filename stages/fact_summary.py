@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from interviewsim.summary_gate import SummaryGate
 from stages.common import FACT_SUMMARY_DIR, PREPARED_DIR, params_option, read_params
 
 FACT_SUMMARIES = "fact_summaries.jsonl"
+CHUNK = 256
+"""Personalities summarised per model batch (bounded memory, still hundreds in flight)."""
 
 
 def summary_task(judge: ModelSettings) -> JudgeTask[FactSummary]:
@@ -56,31 +59,41 @@ def fact_summary(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: 
     Writes fact_summaries.jsonl (sorted by personality_id, judge) and summary.json.
     """
     params = read_params(params_path)
-    people = list(iter_personalities(prepared_dir))
-    asks = [summary_ask(person) for person in people]
     judges = sorted(params.models.judges, key=lambda j: j.name)
+
+    def chunks():
+        """(personality ids, asks) of CHUNK personalities at a time: memory stays bounded."""
+        people = iter_personalities(prepared_dir)
+        while chunk := list(itertools.islice(people, CHUNK)):
+            yield [p.personality_id for p in chunk], [summary_ask(p) for p in chunk]
+
     with ModelHub(params) as hub:
         clients = {j.name: hub.client(j, label=f"fact-summary/{j.name}") for j in judges}
         if dry_run:
-            plans = [summary_task(j).plan(clients[j.name], asks) for j in judges]
+            plans = [summary_task(j).plan(clients[j.name], asks)
+                     for _, asks in chunks() for j in judges]
             click.echo(f"fact-summary (dry run): {sum(p.calls for p in plans)} calls, "
                        f"{sum(p.cache_hits for p in plans)} already cached, "
                        f"~{sum(p.est_prompt_tokens for p in plans)} prompt tokens")
             return
         counts: Counter[str] = Counter(valid=0, invalid=0, reasks=0)
-        records = []
-        for judge in judges:
-            outcomes = summary_task(judge).run(clients[judge.name], asks,
-                                               params.judge.max_attempts,
-                                               desc=f"fact-summary {judge.name}")
-            for person, outcome in zip(people, outcomes, strict=True):
-                counts["valid" if outcome.valid else "invalid"] += 1
-                counts["reasks"] += len(outcome.calls) - 1
-                records.append({"personality_id": person.personality_id, "judge": judge.name,
-                                "model": judge.model, **outcome.record()})
-        records.sort(key=lambda r: (r["personality_id"], r["judge"]))
-        write_jsonl_atomic(out_dir / FACT_SUMMARIES, records)
-        write_summary(out_dir / "summary.json", {"fact_summaries": len(records), **counts},
+
+        def records():
+            for ids, asks in chunks():
+                chunk = []
+                for judge in judges:
+                    outcomes = summary_task(judge).run(clients[judge.name], asks,
+                                                       params.judge.max_attempts,
+                                                       desc=f"fact-summary {judge.name}")
+                    for pid, outcome in zip(ids, outcomes, strict=True):
+                        counts["valid" if outcome.valid else "invalid"] += 1
+                        counts["reasks"] += len(outcome.calls) - 1
+                        chunk.append({"personality_id": pid, "judge": judge.name,
+                                      "model": judge.model, **outcome.record()})
+                yield from sorted(chunk, key=lambda r: (r["personality_id"], r["judge"]))
+
+        total = write_jsonl_atomic(out_dir / FACT_SUMMARIES, records())
+        write_summary(out_dir / "summary.json", {"fact_summaries": total, **counts},
                       hub.usage())
-    click.echo(f"fact-summary: {len(records)} summaries ({counts['invalid']} invalid) "
+    click.echo(f"fact-summary: {total} summaries ({counts['invalid']} invalid) "
                f"-> {out_dir}")
