@@ -24,12 +24,12 @@ without a price has no cost.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from interviewsim.context import (
-    PAIR_STRATEGIES,
     ContextSelection,
     chronological,
     pair_tokens,
@@ -43,7 +43,7 @@ from interviewsim.judge_prompts import (
     factual_consistency_messages,
     personality_messages,
 )
-from interviewsim.llm.provider import estimate_prompt_tokens
+from interviewsim.llm.provider import MESSAGE_OVERHEAD_TOKENS, estimate_prompt_tokens
 from interviewsim.llm.types import ChatRequest, Message
 from interviewsim.mcq.answering import LINE_TOKENS
 from interviewsim.mcq.prompts import ANSWER_SYSTEM, atomic_messages
@@ -188,19 +188,23 @@ def plan_personality(plan: Plan, person: PersonalityData, params: Params,
     for strategy in params.strategies:
         line = plan.line("generate", "generator", gen.model, estimated=strategy in INDEXED)
         line.estimated = line.estimated or strategy in INDEXED
+        # every strategy but retrieval/hybrid selects the same context for every question
+        selection = (_proxy_selection(strategy, person, params) if strategy in INDEXED else
+                     select_context(strategy, person, [], params.context, params.seed))
+        exact_requests = strategy not in INDEXED and generate_request is not None
+        if not exact_requests:  # the prompt is a fixed prefix + the question: size it once
+            system, user = generation_messages(person.personality_id, "", selection, pairs)
+            fixed = estimate_tokens(system.content) + 2 * MESSAGE_OVERHEAD_TOKENS
         for pair in heldout:
-            if strategy in INDEXED:
-                selection = _proxy_selection(strategy, person, params)
-            else:
-                selection = select_context(strategy, person, [pair.question], params.context,
-                                           params.seed)
-            messages = generation_messages(person.personality_id, pair.question, selection, pairs)
-            if strategy not in INDEXED and generate_request is not None:
+            if exact_requests:
+                messages = generation_messages(person.personality_id, pair.question, selection,
+                                               pairs)
                 request = generate_request(messages)
                 exact.append(request)
                 line.add(estimate_prompt_tokens(request), gen.max_tokens)
             else:
-                line.add(_tokens(messages), gen.max_tokens)
+                chars = len(user.content) + len(pair.question)
+                line.add(fixed + math.ceil(chars / CHARS_PER_TOKEN), gen.max_tokens)
     if exact and cached is not None:
         plan.line("generate", "generator", gen.model).cache_hits += cached(exact)
 
@@ -242,19 +246,13 @@ def plan_personality(plan: Plan, person: PersonalityData, params: Params,
         line = plan.line("mcq-answer", f"answerer:{answerer.name}", answerer.model,
                          estimated=True)
         for strategy in params.strategies:
+            selection = (_proxy_selection(strategy, person, params) if strategy in INDEXED else
+                         select_context(strategy, person, [], params.context, params.seed))
+            context = _tokens(generation_messages(person.personality_id, "", selection, pairs))
             for _, group in interviews:
-                if strategy in PAIR_STRATEGIES and strategy not in INDEXED:
-                    selection = select_context(strategy, person, [p.question for p in group],
-                                               params.context, params.seed)
-                elif strategy in INDEXED:
-                    selection = _proxy_selection(strategy, person, params)
-                else:
-                    selection = select_context(strategy, person, [], params.context,
-                                               params.seed)
-                context = generation_messages(person.personality_id, "", selection, pairs)
                 items = sum(estimate_tokens(p.question) + params.mcq.option_count
                             * (option_tokens + 2) for p in group)
-                prompt = _tokens(context) + estimate_tokens(ANSWER_SYSTEM) + items
+                prompt = context + estimate_tokens(ANSWER_SYSTEM) + items
                 line.add(prompt, max(answerer.max_tokens, LINE_TOKENS * len(group) + 4))
 
 
