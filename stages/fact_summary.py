@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from pathlib import Path
 
@@ -63,9 +62,16 @@ def fact_summary(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: 
 
     def chunks():
         """(personality ids, asks) of CHUNK personalities at a time: memory stays bounded."""
-        people = iter_personalities(prepared_dir)
-        while chunk := list(itertools.islice(people, CHUNK)):
-            yield [p.personality_id for p in chunk], [summary_ask(p) for p in chunk]
+        ids: list[str] = []
+        asks: list[Ask] = []
+        for person in iter_personalities(prepared_dir):  # asks keep no training pairs
+            ids.append(person.personality_id)
+            asks.append(summary_ask(person))
+            if len(ids) == CHUNK:
+                yield ids, asks
+                ids, asks = [], []
+        if ids:
+            yield ids, asks
 
     with ModelHub(params) as hub:
         clients = {j.name: hub.client(j, label=f"fact-summary/{j.name}") for j in judges}
