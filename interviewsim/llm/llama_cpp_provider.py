@@ -22,6 +22,7 @@ re-evaluation, is what makes reruns exact.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import threading
@@ -83,6 +84,16 @@ class LoadedModel:
 
 _MODELS: dict[tuple[Any, ...], LoadedModel] = {}
 _MODELS_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_models() -> None:
+    """Free models before interpreter shutdown; llama-cpp-python's own finaliser runs after its
+    module globals are gone and prints a TypeError traceback at every exit otherwise."""
+    with _MODELS_LOCK:
+        for model in _MODELS.values():
+            model.llama.close()
+        _MODELS.clear()
 
 
 def load_model(path: Path, settings: LlamaCppProviderSettings) -> LoadedModel:
