@@ -36,6 +36,7 @@ from interviewsim.llm.settings import NamedModelSettings
 from interviewsim.params import Params
 from interviewsim.personality import TRAITS
 from interviewsim.records import PersonalityMetric
+from interviewsim.spool import Spool
 from interviewsim.stage_summary import write_summary
 from stages.common import (
     FACT_SUMMARY_DIR,
@@ -101,8 +102,9 @@ class Plan:
 class Results:
     """What the stage writes besides judgments.jsonl, and the counts for summary.json."""
 
-    ps_runs: list[dict] = field(default_factory=list)
-    ps_votes: list[dict] = field(default_factory=list)
+    ps_runs: Spool = field(default_factory=Spool)
+    """On disk until written: PS runs carry every raw output, so memory stays flat."""
+    ps_votes: Spool = field(default_factory=Spool)
     metrics: list[PersonalityMetric] = field(default_factory=list)
     counts: dict[str, dict[str, Counter[str]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(Counter)))
