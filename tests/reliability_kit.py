@@ -32,16 +32,20 @@ FAKE_KEY = "sk-reliability-FAKE-9f3c2a71d4e8b605"
 """A recognisable fake API key: the secrets suite scans every output for it."""
 CACHE = "data/cache/responses.sqlite"
 MODEL_STAGES = ("prepare", "select-context", "generate", "fact-summary", "judge")
-ALL_STAGES = ("prepare", "select-context", "generate", "claims", "fact-summary", "judge",
-              "mcq-build", "mcq-answer")
-AGGREGATE = ("aggregate", "--judged", "data/artifacts/judged/personality_metrics.jsonl",
-             "--mcq", "data/artifacts/mcq_answers/personality_metrics.jsonl",
-             "--metrics-file", "data/artifacts/claims/personality_metrics.jsonl",
-             *(arg for stage in ("context", "generated", "fact_summary", "judged", "mcq_items",
-                                 "mcq_answers")
-               for arg in ("--summary", f"data/artifacts/{stage}/summary.json")),
-             "--sample-from", "data/artifacts/judged/judgments.jsonl")
-"""aggregate as dvc.yaml runs it."""
+
+
+def _pipeline() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """From dvc.yaml, so the suites follow the pipeline as it grows: the DVC stage names and
+    the commands of the stages ``dvc repro aggregate`` runs (frozen, opt-in stages left out),
+    in dvc.yaml's order, and aggregate's full argument list."""
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    live = {name: stage["cmd"].split()[1:] for name, stage in stages.items()
+            if not stage.get("frozen")}
+    aggregate = tuple(live.pop("aggregate"))
+    return (*live, "aggregate"), tuple(args[0] for args in live.values()), aggregate
+
+
+DVC_STAGES, ALL_STAGES, AGGREGATE = _pipeline()
 STRATEGIES = ["no-context", "chronological", "retrieval"]
 
 
@@ -176,13 +180,14 @@ def artifacts(root: Path, include_logs: bool = False) -> dict[str, bytes]:
     """Every artifact file under data/artifacts by relative path, with its bytes."""
     base = root / ARTIFACTS
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(base.rglob("*"))
-            if p.is_file() and (include_logs or p.name not in RUN_LOGS)}
+            if p.is_file() and p.name != ".gitignore"  # DVC's, in a DVC workspace
+            and (include_logs or p.name not in RUN_LOGS)}
 
 
 def reports(root: Path) -> dict[str, bytes]:
     """Every file aggregate wrote under reports/, with its bytes."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "reports").rglob("*"))
-            if p.is_file()}
+            if p.is_file() and p.name != ".gitignore"}
 
 
 def temp_files(root: Path) -> list[str]:
