@@ -34,6 +34,7 @@ from tests.reliability_kit import (
     CACHE,
     DVC_STAGES,
     FAKE_KEY,
+    KEY_ENV,
     REPO,
     artifacts,
     cache_entries,
@@ -106,13 +107,13 @@ def reference(server: MockOpenAI, tmp_path_factory: pytest.TempPathFactory
     """The same experiment run uninterrupted, in process, in a workspace sharing nothing."""
     root = make_workspace(tmp_path_factory.mktemp("reference") / "ws", server)
     write_params(root, full_params(server))
-    os.environ["INTERVIEWSIM_RELIABILITY_KEY"] = FAKE_KEY
+    os.environ[KEY_ENV] = FAKE_KEY
     mark = server.mark()
     try:
         assert [o.code for o in run_chain(root, ALL_STAGES)] == [0] * len(ALL_STAGES)
         assert run_cli(root, *AGGREGATE, "--no-mlflow").code == 0
     finally:
-        os.environ.pop("INTERVIEWSIM_RELIABILITY_KEY", None)
+        os.environ.pop(KEY_ENV, None)
     return artifacts(root), reports(root), len(server.answered(mark))
 
 
@@ -226,6 +227,6 @@ def test_the_api_key_is_in_no_file_and_no_output_line(pipeline: Run) -> None:
             tags = db.execute("SELECT key, value FROM tags").fetchall()
         assert params and tags, "MLflow recorded params and tags"
         assert not any(FAKE_KEY in f"{k}={v}" for k, v in params + tags)
-        assert ("providers.mock.api_key_env", "INTERVIEWSIM_RELIABILITY_KEY") in params
+        assert ("providers.mock.api_key_env", KEY_ENV) in params
     logged = {p.name for p in scanned if "mlruns" in p.parts}
     assert {"report.md", "judgment_sample.jsonl"} <= logged, "MLflow's artifacts were scanned"
