@@ -88,7 +88,7 @@ def test_dvc_repro_runs_all_eight_stages_and_reports_every_metric(repo_copy):
                        for k in metrics), (strategy, metric, sorted(metrics)[:20])
         for metric in ("mcq_accuracy", "mcq_reward"):
             assert f"{strategy}.local.{metric}" in metrics, (strategy, metric)
-    assert "| Strategy" in (repo_copy / "reports/report.md").read_text()
+    assert "| strategy |" in (repo_copy / "reports/report.md").read_text()
     status = run(["dvc", "status", "dvc.yaml"], repo_copy)
     assert "up to date" in status.stdout
 
