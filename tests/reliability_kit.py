@@ -29,6 +29,20 @@ from tests.stage_runner import chdir
 REPO = Path(__file__).resolve().parents[1]
 KEY_ENV = "INTERVIEWSIM_RELIABILITY_KEY"
 FAKE_KEY = "sk-reliability-FAKE-9f3c2a71d4e8b605"
+
+
+@contextlib.contextmanager
+def fake_api_key() -> Iterator[None]:
+    """Set the recognisable fake key for the duration, restoring what was there before."""
+    old = os.environ.get(KEY_ENV)
+    os.environ[KEY_ENV] = FAKE_KEY
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(KEY_ENV, None)
+        else:
+            os.environ[KEY_ENV] = old
 """A recognisable fake API key: the secrets suite scans every output for it."""
 CACHE = "data/cache/responses.sqlite"
 MODEL_STAGES = ("prepare", "select-context", "generate", "fact-summary", "judge")

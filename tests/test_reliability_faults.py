@@ -11,7 +11,6 @@ response cache. Every test runs under a hard deadline, so a hang fails instead o
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -24,11 +23,10 @@ from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM
 from tests.mock_openai import Fault, MockOpenAI, contract_answer
 from tests.reliability_kit import (
     CACHE,
-    FAKE_KEY,
-    KEY_ENV,
     artifacts,
     cache_entries,
     deadline,
+    fake_api_key,
     make_workspace,
     run_chain,
     run_cli,
@@ -65,13 +63,8 @@ def server() -> Iterator[MockOpenAI]:
 
 @pytest.fixture(scope="module", autouse=True)
 def api_key() -> Iterator[None]:
-    old = os.environ.get(KEY_ENV)
-    os.environ[KEY_ENV] = FAKE_KEY
-    yield
-    if old is None:
-        os.environ.pop(KEY_ENV, None)
-    else:
-        os.environ[KEY_ENV] = old
+    with fake_api_key():
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ zero model calls and rewrites every artifact, metrics.json and report.md byte fo
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 from collections.abc import Iterator
@@ -22,12 +21,11 @@ from tests.mock_openai import MockOpenAI, contract_answer
 from tests.reliability_kit import (
     AGGREGATE,
     ALL_STAGES,
-    FAKE_KEY,
-    KEY_ENV,
     MODEL_STAGES,
     artifacts,
     cache_entries,
     deadline,
+    fake_api_key,
     make_workspace,
     reports,
     run_chain,
@@ -49,13 +47,8 @@ def server() -> Iterator[MockOpenAI]:
 
 @pytest.fixture(scope="module", autouse=True)
 def api_key() -> Iterator[None]:
-    old = os.environ.get(KEY_ENV)
-    os.environ[KEY_ENV] = FAKE_KEY
-    yield
-    if old is None:
-        os.environ.pop(KEY_ENV, None)
-    else:
-        os.environ[KEY_ENV] = old
+    with fake_api_key():
+        yield
 
 
 @pytest.fixture(scope="module")
