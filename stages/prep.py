@@ -42,7 +42,7 @@ def _inputs(func: Callable) -> Callable:
                      show_default=True, help="How requirements are matched to evidence."),
         click.option("--threshold", type=click.FloatRange(0, 1), default=0.30,
                      show_default=True, help="Lexical coverage needed for FULL."),
-        click.option("--max-tokens", type=click.IntRange(1), default=1024, show_default=True,
+        click.option("--max-tokens", type=click.IntRange(1), default=2048, show_default=True,
                      help="Completion limit of each prep model call."),
         params_option,
     ]

@@ -11,9 +11,16 @@ import pytest
 from interviewsim.errors import ParseError
 from interviewsim.prep.extraction import ExtractionOut, extract_llm
 from interviewsim.prep.gates import extraction_gate, match_gate
+from interviewsim.prep.generation import questions_shape, strategy_shape
 from interviewsim.prep.matching import match_llm
-from interviewsim.prep.modelcall import json_schema_of, parse_model, read_payload
-from interviewsim.prep.models import EvidenceItem, PrepSettings, Requirement, Strategy
+from interviewsim.prep.modelcall import constraint_for, json_schema_of, parse_model, read_payload
+from interviewsim.prep.models import (
+    EvidenceItem,
+    PracticeQuestionSet,
+    PrepSettings,
+    Requirement,
+    Strategy,
+)
 from interviewsim.prep.pipeline import PrepState, run_match
 from tests.test_prep_support import fixture_client, posting, sample_evidence, scripted_client
 
@@ -140,6 +147,61 @@ def test_decoding_schema_bounds_named_lists_to_what_the_call_needs() -> None:
     assert (schema["properties"]["risks"]["minItems"],
             schema["properties"]["risks"]["maxItems"]) == (0, 3)
     assert "maxItems" not in json_schema_of(Strategy)["properties"]["risks"]
+
+
+FOCUS = [
+    {"requirement_id": "REQ-003", "coverage": "GAP", "evidence": []},
+    {"requirement_id": "REQ-001", "coverage": "PARTIAL", "evidence": [{"id": "EV-2"}]},
+    {"requirement_id": "REQ-002", "coverage": "FULL",
+     "evidence": [{"id": "EV-1"}, {"id": "EV-3"}]},
+]
+
+
+def _pin(item: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    props = item["properties"]
+    return props["requirement_id"]["enum"], props["evidence_ids"]
+
+
+def test_local_strategy_shape_pins_priorities_and_risks_to_the_ranked_areas() -> None:
+    schema = strategy_shape(FOCUS)(json_schema_of(Strategy, lengths=True))
+    props = schema["properties"]
+    priorities = props["priorities"]["prefixItems"]
+    assert [_pin(p)[0] for p in priorities] == [["REQ-003"], ["REQ-001"], ["REQ-002"]]
+    assert _pin(priorities[0])[1]["maxItems"] == 0  # a gap cites nothing
+    assert _pin(priorities[2])[1]["items"] == {"enum": ["EV-1", "EV-3"]}
+    risks = props["risks"]["prefixItems"]  # every uncovered area, exactly once, in rank order
+    assert [r["properties"]["requirement_id"]["enum"] for r in risks] == [["REQ-003"],
+                                                                         ["REQ-001"]]
+    stories = props["stories"]["items"]["anyOf"]  # only covered areas have stories
+    assert [_pin(s)[0] for s in stories] == [["REQ-001"], ["REQ-002"]]
+    assert props["positioning"]["maxLength"] == 400  # lengths kept for the local grammar
+
+
+def test_local_question_shape_lets_each_question_cite_only_its_own_area() -> None:
+    schema = questions_shape(FOCUS)(json_schema_of(PracticeQuestionSet, lengths=True))
+    variants = schema["properties"]["questions"]["items"]["anyOf"]
+    assert [(_pin(v)[0], _pin(v)[1]["maxItems"]) for v in variants] == [
+        (["REQ-003"], 0), (["REQ-001"], 1), (["REQ-002"], 2)]
+    assert [_pin(v)[1]["items"].get("enum") for v in variants[1:]] == [["EV-2"],
+                                                                       ["EV-1", "EV-3"]]
+    assert variants[0]["properties"]["question"]["maxLength"] == 240
+
+
+class _Client:
+    def __init__(self, grammar: bool, json_schema: bool) -> None:
+        self.supports_grammar, self.supports_json_schema = grammar, json_schema
+
+
+def test_constraint_is_the_tightest_the_client_takes() -> None:
+    shape = strategy_shape(FOCUS)
+    local = constraint_for(_Client(True, True), "strategy", Strategy, shape=shape)  # type: ignore[arg-type]
+    assert local is not None and local.kind == "grammar"
+    assert 'json-char{1,400}' in (local.grammar or "") and "tuple" in (local.grammar or "")
+    hosted = constraint_for(_Client(False, True), "strategy", Strategy, shape=shape)  # type: ignore[arg-type]
+    assert hosted is not None and hosted.kind == "json_schema"
+    assert "maxLength" not in json.dumps(hosted.json_schema)
+    assert "prefixItems" not in json.dumps(hosted.json_schema)
+    assert constraint_for(_Client(False, False), "strategy", Strategy) is None  # type: ignore[arg-type]
 
 
 def test_parse_model_accepts_one_fenced_object_and_nothing_else() -> None:

@@ -6,8 +6,8 @@ code path serves it like a remote endpoint with a concurrency of one.
 
 The chat prompt is rendered with the GGUF's own chat template and tokenized here, which gives the
 exact prompt size for the context-window check before any evaluation. Constraints become
-grammars the way llama-cpp-python's ``response_format={"type": "json_object", "schema": ...}``
-builds them (``LlamaGrammar.from_json_schema``); a GBNF constraint is used as given. llama.cpp
+grammars through llama-cpp-python's schema converter, with bounded strings written as flat
+repetitions (:mod:`interviewsim.llm.gbnf`); a GBNF constraint is used as given. llama.cpp
 ignores integer ``minimum``/``maximum`` in schemas: express bounded integers as ``enum``.
 
 Prefix reuse: llama-cpp-python keeps the KV cache of the previous prompt and re-evaluates only
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from interviewsim.errors import ProviderError
+from interviewsim.llm.gbnf import gbnf_from_schema
 from interviewsim.llm.gguf import content_hash, resolve_model_path
 from interviewsim.llm.provider import Provider, sampling_seed
 from interviewsim.llm.settings import LlamaCppProviderSettings
@@ -110,7 +111,7 @@ def _grammar(kind: str, text: str) -> Any:
     from llama_cpp import LlamaGrammar
 
     if kind == "json_schema":
-        return LlamaGrammar.from_json_schema(text, verbose=False)
+        return LlamaGrammar.from_string(gbnf_from_schema(json.loads(text)), verbose=False)
     return LlamaGrammar.from_string(text, verbose=False)
 
 

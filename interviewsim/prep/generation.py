@@ -7,12 +7,13 @@ emphasise, never what the candidate can claim, so extraction and matching never 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from interviewsim.prep.modelcall import PrepCall, PrepClient, call_json
+from interviewsim.prep.modelcall import PrepCall, PrepClient, Shape, call_json
 from interviewsim.prep.models import (
     EvidenceItem,
     FocusArea,
@@ -24,6 +25,8 @@ from interviewsim.prep.models import (
 )
 
 _Label = Annotated[str, Field(min_length=1, max_length=120)]
+_PRIORITIES = 5
+"""Most focus areas a strategy leads with."""
 
 
 class RoundContextOut(BaseModel):
@@ -47,12 +50,12 @@ Answer with one JSON object with exactly these five fields.
 STRATEGY_RULES = """
 You write an interview preparation strategy, as JSON, from ranked focus areas.
 Rules (each is checked by code; a violation rejects the package):
-- priorities: what to lead with, highest-priority focus areas first; each names a
-  requirement_id from the focus areas and a short note.
+- priorities: what to lead with: the first (highest-priority) focus areas, in their order,
+  each with its requirement_id and a short note.
 - evidence_ids anywhere: only ids listed under that same focus area. A GAP has none; cite [].
 - stories: concrete stories the candidate can tell, each tied to a covered requirement and
   citing its evidence.
-- risks: every GAP focus area must appear, with an honest mitigation.
+- risks: every focus area that is not FULL, in order, each with an honest mitigation.
 - positioning: two or three sentences on how to present the candidate.
 - round_context, when given, only changes emphasis. Never claim anything the evidence does not
   show.
@@ -98,6 +101,60 @@ def _choices(focus: list[dict[str, Any]]) -> dict[str, list[str]]:
     return {"requirement_id": [area["requirement_id"] for area in focus], "evidence_ids": cited}
 
 
+def _pinned(item: dict[str, Any], area: dict[str, Any]) -> dict[str, Any]:
+    """An item schema for one focus area: its requirement id fixed, only its evidence citable."""
+    pinned = copy.deepcopy(item)
+    props = pinned["properties"]
+    props["requirement_id"] = {"enum": [area["requirement_id"]]}
+    if "evidence_ids" in props:
+        ids = [e["id"] for e in area["evidence"]]
+        cited = props["evidence_ids"]
+        cited.pop("minItems", None)
+        if ids:
+            cited["items"] = {"enum": ids}
+            cited["maxItems"] = min(len(ids), cited.get("maxItems", len(ids)))
+        else:
+            cited["maxItems"] = 0
+    return pinned
+
+
+def _one_each(prop: dict[str, Any], areas: list[dict[str, Any]]) -> None:
+    """The list holds exactly one item per area, in the areas' order (a JSON tuple)."""
+    item = prop.pop("items")
+    for key in ("minItems", "maxItems"):
+        prop.pop(key, None)
+    prop["prefixItems"] = [_pinned(item, area) for area in areas]
+
+
+def _any_of(prop: dict[str, Any], areas: list[dict[str, Any]]) -> None:
+    """Each item belongs to one of the areas and cites only that area's evidence."""
+    if areas:
+        prop["items"] = {"anyOf": [_pinned(prop["items"], area) for area in areas]}
+    else:
+        prop["minItems"] = prop["maxItems"] = 0
+
+
+def strategy_shape(focus: list[dict[str, Any]]) -> Shape:
+    """Local decoding shape of a strategy: priorities are the top focus areas in rank order,
+    stories belong to covered areas, and the risks are exactly the uncovered areas."""
+    def shape(schema: dict[str, Any]) -> dict[str, Any]:
+        props = schema["properties"]
+        _one_each(props["priorities"], focus[:_PRIORITIES])
+        _any_of(props["stories"], [area for area in focus if area["coverage"] != "GAP"])
+        _one_each(props["risks"], [area for area in focus if area["coverage"] != "FULL"])
+        return schema
+    return shape
+
+
+def questions_shape(focus: list[dict[str, Any]]) -> Shape:
+    """Local decoding shape of the questions: each names one focus area and cites only its
+    evidence."""
+    def shape(schema: dict[str, Any]) -> dict[str, Any]:
+        _any_of(schema["properties"]["questions"], focus)
+        return schema
+    return shape
+
+
 def parse_round(text: str, client: PrepClient, settings: PrepSettings
                 ) -> tuple[RoundContext | None, PrepCall]:
     """Structure the round description once; None when the answer breaks the schema."""
@@ -117,10 +174,10 @@ def write_strategy(focus: list[dict[str, Any]], round_context: RoundContext | No
     payload = {"focus_areas": focus, "round_context": _round(round_context)}
     uncovered = sum(area["coverage"] != "FULL" for area in focus)
     covered = len(focus) - sum(area["coverage"] == "GAP" for area in focus)
-    counts = {"priorities": (1, max(1, min(5, len(focus)))), "stories": (0, min(4, covered)),
-              "risks": (0, uncovered)}
+    counts = {"priorities": (1, max(1, min(_PRIORITIES, len(focus)))),
+              "stories": (0, min(4, covered)), "risks": (0, uncovered)}
     return call_json(client, "strategy", STRATEGY_RULES, payload, Strategy, settings.max_tokens,
-                     _choices(focus), counts)
+                     _choices(focus), counts, strategy_shape(focus))
 
 
 def write_questions(focus: list[dict[str, Any]], strategy: Strategy,
@@ -131,4 +188,4 @@ def write_questions(focus: list[dict[str, Any]], strategy: Strategy,
                "round_context": _round(round_context)}
     counts = {"questions": (settings.min_questions, settings.max_questions)}
     return call_json(client, "practice-questions", rules, payload, PracticeQuestionSet,
-                     settings.max_tokens, _choices(focus), counts)
+                     settings.max_tokens, _choices(focus), counts, questions_shape(focus))

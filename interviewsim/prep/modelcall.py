@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from interviewsim.contract_json import parse_contract_object
 from interviewsim.errors import ParseError
+from interviewsim.llm.gbnf import gbnf_from_schema
 from interviewsim.llm.types import ChatRequest, ChatResult, Message, OutputConstraint
 from interviewsim.records import CallRecord
 
@@ -30,6 +31,9 @@ class PrepClient(Protocol):
 
     @property
     def supports_json_schema(self) -> bool: ...
+
+    @property
+    def supports_grammar(self) -> bool: ...
 
     def request(self, messages: Sequence[Message], constraint: OutputConstraint | None = None,
                 sample_index: int = 0, temperature: float | None = None,
@@ -64,18 +68,20 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
-_DECODING_DROPS = ("pattern", "minLength", "maxLength")
 MAX_DECODED_ITEMS = 12
+Shape = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def json_schema_of(model: type[BaseModel],
                    choices: Mapping[str, Sequence[str]] | None = None,
-                   counts: Mapping[str, tuple[int, int]] | None = None) -> dict[str, Any]:
+                   counts: Mapping[str, tuple[int, int]] | None = None,
+                   *, lengths: bool = False) -> dict[str, Any]:
     """The schema sent as a decoding constraint: a hint that raises the hit rate, not a check.
 
     References are inlined and every field is required (what the strict parser wants). String
-    patterns and lengths are left to the parser: grammar converters mistranslate regexes and
-    expand lengths into deeply nested rules that crash small runtimes. Instead, fields named in
+    patterns are left to the parser (grammar converters mistranslate regexes); string lengths
+    too, unless ``lengths`` (for local grammars, which bound strings cheaply — hosted strict
+    modes do not all accept them). Instead, fields named in
     ``choices`` (``requirement_id``, ``evidence_ids``, ...) are limited to the ids that exist,
     so even a small model can only cite real ids — whether it cites the *right* ones is still
     for the gates to say. ``counts`` bounds named arrays to what this call needs (one verdict
@@ -96,8 +102,10 @@ def json_schema_of(model: type[BaseModel],
             for value in node.values():
                 walk(value, visit)
 
+    drops = ("pattern",) if lengths else ("pattern", "minLength", "maxLength")
+
     def constrain(node: dict[str, Any]) -> None:
-        for key in _DECODING_DROPS:
+        for key in drops:
             node.pop(key, None)
         if node.get("maxItems", 0) > MAX_DECODED_ITEMS:
             node.pop("maxItems")
@@ -128,6 +136,28 @@ def _limit(prop: dict[str, Any], values: list[str]) -> None:
         prop["maxItems"] = 0
 
 
+def constraint_for(client: PrepClient, task: str, model: type[BaseModel],
+                   choices: Mapping[str, Sequence[str]] | None = None,
+                   counts: Mapping[str, tuple[int, int]] | None = None,
+                   shape: Shape | None = None) -> OutputConstraint | None:
+    """The tightest constraint the client takes (the pattern of the MCQ builder's).
+
+    A grammar-capable runtime (llama.cpp, embedded or behind a server) gets a grammar from the
+    schema with bounded strings and, through ``shape``, per-position items — enough structure
+    for a 135M model to finish a valid document. A strict JSON-schema endpoint gets the portable
+    subset. Either way the parser and the gates still decide.
+    """
+    name = task.replace("-", "_")
+    if client.supports_grammar:
+        local = json_schema_of(model, choices, counts, lengths=True)
+        return OutputConstraint(kind="grammar", name=name,
+                                grammar=gbnf_from_schema(shape(local) if shape else local))
+    if client.supports_json_schema:
+        return OutputConstraint(kind="json_schema", name=name,
+                                json_schema=json_schema_of(model, choices, counts))
+    return None
+
+
 def parse_model(text: str, model: type[M]) -> M:
     """Strictly parse one model output into ``model``; raise ParseError saying what is wrong."""
     fields = tuple(model.model_fields)
@@ -154,15 +184,16 @@ def messages_for(task: str, instructions: str, payload: Any) -> list[Message]:
 def call_json(client: PrepClient, task: str, instructions: str, payload: Any,
               model: type[M], max_tokens: int,
               choices: Mapping[str, Sequence[str]] | None = None,
-              counts: Mapping[str, tuple[int, int]] | None = None) -> tuple[M | None, PrepCall]:
+              counts: Mapping[str, tuple[int, int]] | None = None,
+              shape: Shape | None = None) -> tuple[M | None, PrepCall]:
     """Ask the model for one ``model`` value; return it (or None) and the call's audit record.
 
-    ``choices`` and ``counts`` shape the decoding constraint only (see :func:`json_schema_of`).
+    ``choices``, ``counts`` and ``shape`` shape the decoding constraint only
+    (see :func:`constraint_for`).
     """
-    constraint = OutputConstraint(kind="json_schema", name=task.replace("-", "_"),
-                                  json_schema=json_schema_of(model, choices, counts))
     request = client.request(messages_for(task, instructions, payload),
-                             constraint=constraint if client.supports_json_schema else None,
+                             constraint=constraint_for(client, task, model, choices, counts,
+                                                       shape),
                              max_tokens=max_tokens)
     result = client.complete_many([request], desc=f"prep {task}")[0]
     try:

@@ -21,6 +21,9 @@ COVERAGE_WEIGHT: dict[str, int] = {"FULL": 1, "PARTIAL": 2, "GAP": 3}
 Category = Literal["technical", "domain", "experience", "education", "interpersonal", "other"]
 Importance = Annotated[int, Field(ge=1, le=5)]
 ShortText = Annotated[str, Field(min_length=1, max_length=400)]
+Note = Annotated[str, Field(min_length=1, max_length=200)]
+"""A sentence or two. Bounds on model-written text are what let a grammar-constrained small
+model finish its document inside the token budget instead of looping inside one string."""
 RequirementId = Annotated[str, Field(pattern=REQUIREMENT_ID)]
 EvidenceId = Annotated[str, Field(pattern=EVIDENCE_ID)]
 EvidenceIds = Annotated[list[EvidenceId], Field(max_length=8)]
@@ -56,7 +59,7 @@ class PrepSettings(_Record):
     """Characters a stripped clarification answer needs before any model judges it."""
     max_clarifications: int = Field(10, ge=0)
     """Question budget of the clarification loop (gaps asked at most)."""
-    max_tokens: int = Field(1024, gt=0)
+    max_tokens: int = Field(2048, gt=0)
     """Completion limit of every prep model call."""
 
     @model_validator(mode="after")
@@ -138,20 +141,20 @@ class RoundContext(_Record):
 
 class PriorityItem(_Record):
     requirement_id: RequirementId
-    note: ShortText
+    note: Note
     evidence_ids: EvidenceIds
 
 
 class Story(_Record):
     requirement_id: RequirementId
-    title: ShortText
-    outline: ShortText
+    title: Annotated[str, Field(min_length=1, max_length=80)]
+    outline: Note
     evidence_ids: EvidenceIds
 
 
 class Risk(_Record):
     requirement_id: RequirementId
-    mitigation: ShortText
+    mitigation: Note
 
 
 class Strategy(_Record):
@@ -165,7 +168,8 @@ class Strategy(_Record):
 
 class PracticeQuestion(_Record):
     requirement_id: RequirementId
-    question: ShortText
+    question: Annotated[str, Field(min_length=1, max_length=240)]
+    """One question, as an interviewer would ask it (a longer one is several questions)."""
     evidence_ids: EvidenceIds
 
 
