@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pydantic import BaseModel, ConfigDict
+
 from interviewsim.context import ContextSelection, pair_text
 from interviewsim.corpus import Pair, PersonalityData
-from interviewsim.errors import LeakageError
+from interviewsim.errors import LeakageError, ParseError
+from interviewsim.judge_runs import JudgeTask
 from interviewsim.llm.types import Message
 
 SYSTEM = (
@@ -54,6 +57,25 @@ def generation_messages(
     )
     return [Message(role="system", content=SYSTEM), Message(role="user", content=user)]
 
+
+class Answer(BaseModel):
+    """A simulated answer: any text that is not blank (the answer's only contract)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+
+
+def parse_answer(text: str) -> Answer:
+    stripped = text.strip()
+    if not stripped:
+        raise ParseError("blank answer")
+    return Answer(text=stripped)
+
+
+ANSWER = JudgeTask(parse=parse_answer)
+"""Generation goes through the same ask-until-valid loop as the judges: a blank answer is
+re-asked with a new sample index, free text otherwise (no constraint, the model's temperature)."""
 
 SPAN = 40
 """Length of the held-out text spans the guard looks for."""

@@ -100,6 +100,17 @@ class AggregateParams(_Section):
     """Bootstrap resamples for the 95% confidence intervals."""
 
 
+class InterviewParams(_Section):
+    strategies: list[Strategy] = ["hybrid"]
+    """Strategies whose twins are interviewed whole by the agent (docs/AGENT.md), one interview
+    per personality each. Only those also in ``strategies`` run (so narrowing ``strategies``
+    narrows the interviews); [] skips them (the stage then writes empty results and aggregate
+    reports no interview metrics)."""
+    plan: str = "personality"
+    """Interview plan (data/agent/plans/<plan>.yaml); the personality plan asks the held-out
+    questions."""
+
+
 class MlflowParams(_Section):
     tracking_uri: str = "sqlite:///mlflow.db"
     """MLflow tracking store."""
@@ -153,6 +164,7 @@ class Params(_Section):
     judge: JudgeParams = JudgeParams()
     mcq: McqParams = McqParams()
     aggregate: AggregateParams = AggregateParams()
+    interview: InterviewParams = InterviewParams()
     mlflow: MlflowParams = MlflowParams()
     cache: CacheParams = CacheParams()
     embedder: EmbedderSettings = EmbedderSettings()
@@ -184,6 +196,8 @@ class Params(_Section):
                 problems.append(f"{path}: unknown provider {name!r} (defined: {known})")
         if len(set(self.strategies)) != len(self.strategies):
             problems.append("strategies: a strategy is listed twice")
+        if len(set(self.interview.strategies)) != len(self.interview.strategies):
+            problems.append("interview.strategies: a strategy is listed twice")
         if problems:
             raise ValueError("\n".join(problems))
         return self

@@ -10,10 +10,10 @@ from tqdm import tqdm
 
 from interviewsim.context import ContextSelection
 from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
-from interviewsim.generation import LeakageGuard, generation_messages
+from interviewsim.generation import ANSWER, LeakageGuard, generation_messages
 from interviewsim.jsonio import write_jsonl_atomic
+from interviewsim.judge_runs import Ask
 from interviewsim.llm import ModelHub
-from interviewsim.records import CallRecord
 from interviewsim.stage_summary import write_summary
 from stages.common import (
     CONTEXT_DIR,
@@ -87,20 +87,11 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
 
     def answers():
         for person, prompts in people():
-            requests = [client.request(messages) for _, _, messages in prompts]
-            attempts: list[list[CallRecord]] = [[] for _ in prompts]
-            pending = list(range(len(prompts)))
-            for attempt in range(params.generate.max_attempts):
-                batch = [requests[i] if attempt == 0 else
-                         client.request(prompts[i][2], sample_index=attempt) for i in pending]
-                results = client.complete_many(batch, desc=f"generate {person.personality_id}")
-                for i, request, result in zip(pending, batch, results, strict=True):
-                    attempts[i].append(CallRecord.of(request, result))
-                pending = [i for i in pending if not attempts[i][-1].raw.strip()]
-                if not pending:
-                    break
-            for (record, pair, _), calls in zip(prompts, attempts, strict=True):
-                text = calls[-1].raw.strip()
+            outcomes = ANSWER.run(client, [Ask(messages) for _, _, messages in prompts],
+                                  params.generate.max_attempts,
+                                  desc=f"generate {person.personality_id}")
+            for (record, pair, _), outcome in zip(prompts, outcomes, strict=True):
+                text = outcome.value.text if outcome.value is not None else None
                 counts["answers"] += 1
                 counts["invalid"] += 0 if text else 1
                 yield {
@@ -109,11 +100,11 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
                     "qa_id": pair.qa_id,
                     "interview_id": pair.interview_id,
                     "question": pair.question,
-                    "response": text or None,
+                    "response": text,
                     "valid": bool(text),
                     "invalid_reason": None if text else
-                    f"blank answer after {len(calls)} attempt(s)",
-                    "calls": [c.model_dump() for c in calls],
+                    f"blank answer after {len(outcome.calls)} attempt(s)",
+                    "calls": [c.model_dump() for c in outcome.calls],
                 }
 
     if dry_run:

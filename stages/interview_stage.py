@@ -33,7 +33,7 @@ from interviewsim.context import RetrievalIndex
 from interviewsim.corpus import iter_personalities
 from interviewsim.jsonio import read_jsonl, write_json_atomic, write_jsonl_atomic
 from interviewsim.llm import ModelHub
-from interviewsim.params import ALL_STRATEGIES
+from interviewsim.params import ALL_STRATEGIES, Params
 from interviewsim.prepare import HELDOUT_PAIRS
 from interviewsim.records import PersonalityMetric
 from interviewsim.stage_summary import write_summary
@@ -54,42 +54,18 @@ def strategy_means(rows: list[PersonalityMetric], names) -> dict[str, dict[str, 
     return table
 
 
-@click.command("interview-experiment")
-@params_option
-@click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
-              show_default=True)
-@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=INTERVIEW_OUT, show_default=True)
-@click.option("--agent-settings", "settings_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=SETTINGS_PATH, show_default=True)
-@click.option("--plan", "plan_name", default="personality", show_default=True)
-@click.option("--strategy", "only", multiple=True, type=click.Choice(ALL_STRATEGIES),
-              help="Interview only under these strategies (repeatable) [default: strategies "
-                   "of params.yaml]; each costs one interview per personality.")
-def interview_experiment(params_path: Path, prepared_dir: Path, out_dir: Path,
-                         settings_path: Path, plan_name: str, only: tuple[str, ...]) -> None:
-    """Interview every twin under every strategy; write the sessions and three metrics.
-
-    Outputs: sessions/<personality>/<strategy>/ (each interview's artifacts), references.jsonl
-    (the evaluator on the real held-out answers), fidelity.jsonl (twin vs real composite per
-    question), personality_metrics.jsonl (fidelity_gap, guardrail_violation_rate,
-    state_coverage), metrics.json (per-strategy means) and summary.json. The coach is off:
-    it changes nothing that is measured here.
-    """
-    params = read_params(params_path)
+def _interview_all(params: Params, prepared_dir: Path, out_dir: Path, settings_path: Path,
+                   plan_name: str, strategies: list[str], metrics: list[PersonalityMetric],
+                   fidelity: list[dict], references: list[dict], counts: Counter[str]) -> dict:
+    """Run every interview, appending to the result lists; the hub's usage."""
     settings = load_agent_settings(settings_path).model_copy(update={"coach_mode": "off"})
     settings.check_providers(params, str(settings_path))
     base_plan = load_plan(plan_name)
-    strategies = [s for s in params.strategies if not only or s in only]
     embedder = None
     if {"retrieval", "hybrid"} & set(strategies):
         from stages.embedding import open_embedder
 
         embedder = open_embedder(params)
-    metrics: list[PersonalityMetric] = []
-    fidelity: list[dict] = []
-    references: list[dict] = []
-    counts: Counter[str] = Counter()
     with ModelHub(params) as hub:
         clients = open_clients(hub, params, settings)
         people = tqdm(iter_personalities(prepared_dir), desc="interview", unit="personality",
@@ -113,7 +89,47 @@ def interview_experiment(params_path: Path, prepared_dir: Path, out_dir: Path,
                 metrics += session_metrics(result, records, settings.judge_name)
                 counts.update(interviews=1, turns=card.turns, scored=card.answers_scored,
                               unscored=card.answers_unscored)
-        usage = hub.usage()
+        return hub.usage()
+
+
+@click.command("interview-experiment")
+@params_option
+@click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
+              show_default=True)
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=INTERVIEW_OUT, show_default=True)
+@click.option("--agent-settings", "settings_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=SETTINGS_PATH, show_default=True)
+@click.option("--plan", "plan_name", default=None,
+              help="Interview plan [default: params.yaml interview.plan].")
+@click.option("--strategy", "only", multiple=True, type=click.Choice(ALL_STRATEGIES),
+              help="Interview under these strategies (repeatable) [default: params.yaml "
+                   "interview.strategies]; each costs one interview per personality.")
+def interview_experiment(params_path: Path, prepared_dir: Path, out_dir: Path,
+                         settings_path: Path, plan_name: str | None,
+                         only: tuple[str, ...]) -> None:
+    """Interview every twin under every strategy; write the sessions and three metrics.
+
+    Outputs: sessions/<personality>/<strategy>/ (each interview's artifacts), references.jsonl
+    (the evaluator on the real held-out answers), fidelity.jsonl (twin vs real composite per
+    question), personality_metrics.jsonl (fidelity_gap, guardrail_violation_rate,
+    state_coverage), metrics.json (per-strategy means) and summary.json. The coach is off:
+    it changes nothing that is measured here. With no strategy to interview (params.yaml
+    ``interview.strategies: []``) no model is called and the outputs are empty.
+    """
+    params = read_params(params_path)
+    wanted = only or tuple(params.interview.strategies)
+    strategies = [s for s in params.strategies if s in wanted]
+    metrics: list[PersonalityMetric] = []
+    fidelity: list[dict] = []
+    references: list[dict] = []
+    counts: Counter[str] = Counter()
+    usage: dict = {}
+    (out_dir / "sessions").mkdir(parents=True, exist_ok=True)  # a DVC out even when empty
+    if strategies:
+        usage = _interview_all(params, prepared_dir, out_dir, settings_path,
+                               plan_name or params.interview.plan, strategies,
+                               metrics, fidelity, references, counts)
     metrics.sort(key=PersonalityMetric.sort_key)
     write_jsonl_atomic(out_dir / "references.jsonl", references)
     write_jsonl_atomic(out_dir / "fidelity.jsonl", fidelity)

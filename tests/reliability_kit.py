@@ -50,7 +50,7 @@ MODEL_STAGES = ("prepare", "select-context", "generate", "fact-summary", "judge"
 
 def _pipeline() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """From dvc.yaml, so the suites follow the pipeline as it grows: the DVC stage names and
-    the commands of the stages ``dvc repro aggregate`` runs (frozen, opt-in stages left out),
+    the commands of the stages ``dvc repro aggregate`` runs (frozen stages left out),
     in dvc.yaml's order, and aggregate's full argument list."""
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
     live = {name: stage["cmd"].split()[1:] for name, stage in stages.items()
@@ -86,6 +86,10 @@ def mock_params(server: MockOpenAI, **overrides: Any) -> dict[str, Any]:
         "judge": {"ps_runs": 1, "max_attempts": 2},
         "mcq": {"max_attempts": 2},
         "aggregate": {"permutations": 50, "bootstrap": 50},
+        # The interview stage runs as a no-op here: whole agent sessions against a mock that
+        # does not speak the agent's action protocol would test the mock, not the pipeline
+        # (tests/test_agent_experiment.py covers the stage with a scripted provider).
+        "interview": {"strategies": []},
         "mlflow": {"tracking_uri": "sqlite:///mlflow.db", "experiment": "reliability"},
         "providers": {"mock": provider},
         "models": {"generator": model, "judges": [{"name": "mockjudge", **model}],

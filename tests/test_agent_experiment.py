@@ -96,3 +96,61 @@ def test_interview_experiment_reports_fidelity_gap_guardrails_and_coverage(tmp_p
     assert metrics["fidelity_gap"] == {"hybrid": 1.8, "no-context": 1.8}
     summary = json.loads((out / "summary.json").read_text())
     assert summary["counts"] == {"interviews": 2, "turns": 10, "scored": 6, "unscored": 0}
+
+
+def _interview_params(tmp_path: Path, strategies: list[str]) -> Path:
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({
+        "strategies": ["no-context", "retrieval", "hybrid"],
+        "interview": {"strategies": strategies},
+        "cache": {"path": str(tmp_path / "cache.sqlite"),
+                  "embeddings_dir": str(tmp_path / "emb")},
+        "providers": {"local": {"kind": "scripted",
+                                "script": "tests.test_agent_support:fidelity_model"}},
+    }), encoding="utf-8")
+    return params
+
+
+def test_with_no_interview_strategy_the_stage_calls_no_model_and_writes_empty_results(
+        tmp_path, prepared):
+    out = tmp_path / "interview"
+    result = CliRunner().invoke(main, [
+        "interview-experiment", "--params", str(_interview_params(tmp_path, [])),
+        "--prepared-dir", str(prepared), "--out-dir", str(out)])
+    assert result.exit_code == 0, result.output
+    assert list(read_jsonl(out / "personality_metrics.jsonl")) == []
+    assert json.loads((out / "metrics.json").read_text()) == {"interview": {}}
+    assert json.loads((out / "summary.json").read_text())["usage"] == {}
+
+
+def test_interview_metrics_reach_metrics_json_and_mlflow_through_aggregate(tmp_path, prepared):
+    """The DVC wiring in miniature: params.yaml interview.strategies picks the interviews, and
+    aggregate's --metrics-file carries their three metrics into metrics.json and MLflow."""
+    import mlflow
+
+    from stages.aggregate import aggregate
+    from tests.test_report import write_stage_inputs
+
+    out = tmp_path / "interview"
+    result = CliRunner().invoke(main, [
+        "interview-experiment", "--params", str(_interview_params(tmp_path, ["hybrid"])),
+        "--prepared-dir", str(prepared), "--out-dir", str(out)])
+    assert result.exit_code == 0, result.output
+    assert {r["strategy"] for r in read_jsonl(out / "personality_metrics.jsonl")} == {"hybrid"}
+    inputs = tmp_path / "aggregate"
+    inputs.mkdir()
+    args = write_stage_inputs(inputs)
+    result = CliRunner().invoke(aggregate, [
+        *args, "--metrics-file", str(out / "personality_metrics.jsonl"),
+        "--summary", str(out / "summary.json")])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((inputs / "reports" / "metrics.json").read_text())
+    assert metrics["hybrid.agent.fidelity_gap"] == 1.8
+    assert metrics["hybrid.agent.state_coverage"] == 1.0
+    assert metrics["counts.interview.interviews"] == 1
+    client = mlflow.MlflowClient(f"sqlite:///{inputs / 'mlflow.db'}")
+    experiment = client.get_experiment_by_name("interviewsim")
+    child = client.search_runs([experiment.experiment_id],
+                               "tags.mlflow.runName = 'hybrid/agent'")[0]
+    assert child.data.metrics["fidelity_gap"] == 1.8
+    assert child.data.metrics["guardrail_violation_rate"] == 0.0

@@ -53,8 +53,7 @@ pytestmark = pytest.mark.pipeline
 
 NOT_COPIED = ("data/personalities/", "data/prep/", "tests/", "benchmarks/", "docs/", ".github/")
 REPRO = ("dvc", "repro", "aggregate")
-"""Everything aggregate needs; opt-in stages frozen in dvc.yaml (the interview experiment) are
-not its inputs and have no outputs in a fresh copy."""
+"""Everything aggregate needs, which is every stage of dvc.yaml."""
 HELD_AFTER = 10
 """Content-similarity answers judge gets before the mock holds the rest and dvc is killed."""
 
