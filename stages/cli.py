@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "interview-experiment": "stages.interview_stage:interview_experiment",
     "params": "stages.params_cmd:params",
     "cache": "stages.cache_cmd:cache",
+    "batch": "stages.batch_cmd:batch",
 }
 
 
@@ -55,7 +56,7 @@ def cli() -> None:
 
     Each pipeline stage is a subcommand; `dvc repro` runs them in order (see dvc.yaml).
     Exit codes: 0 success, 1 invalid input or configuration, 2 model provider failure,
-    3 leakage of held-out text detected.
+    3 leakage of held-out text detected, 4 `batch collect`: batches still running.
     """
 
 

@@ -17,7 +17,9 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -30,6 +32,7 @@ from interviewsim.llm.settings import ModelSettings, ProviderSettings
 from interviewsim.llm.types import ChatRequest, ChatResult, DryRunPlan, Message, OutputConstraint
 
 if TYPE_CHECKING:
+    from interviewsim.llm.batch_spool import BatchSpool
     from interviewsim.params import Params
 
 T = TypeVar("T")
@@ -108,11 +111,37 @@ class _GroupWriter:
                 raise outcome
 
 
+_SUBMIT_BATCHES: ContextVar[bool] = ContextVar("submit_batches", default=False)
+_SUBMITTED: list[dict[str, Any]] = []
+"""Records of the batches submitted by hubs closed in this process (for the submit report)."""
+
+
+def submitted_batches() -> list[dict[str, Any]]:
+    """The batch records submitted so far by this process, oldest first."""
+    return list(_SUBMITTED)
+
+
+@contextmanager
+def submitting_batches() -> Iterator[None]:
+    """Hubs built inside this block spool every planned cache miss into Batch API batches
+    (:mod:`interviewsim.llm.batch_spool`): a stage's ``--dry-run`` becomes its submission."""
+    token = _SUBMIT_BATCHES.set(True)
+    try:
+        yield
+    finally:
+        _SUBMIT_BATCHES.reset(token)
+
+
 class ModelHub:
     """Providers by name (built lazily), the response cache, and usage per client."""
 
     def __init__(self, params: Params, provider_overrides: Mapping[str, Provider] | None = None):
         self.params = params
+        self.spool: BatchSpool | None = None
+        if _SUBMIT_BATCHES.get():
+            from interviewsim.llm.batch_spool import BatchSpool
+
+            self.spool = BatchSpool(self)
         self._overrides = dict(provider_overrides or {})
         self._providers: dict[str, Provider] = {}
         self._limits: dict[str, asyncio.Semaphore] = {}
@@ -230,7 +259,12 @@ class ModelHub:
         return table
 
     def close(self) -> None:
-        """Close provider connections, stop the loop thread and close the cache."""
+        """Submit what the spool holds, close provider connections, stop the loop thread and
+        close the cache."""
+        if self.spool is not None:
+            spool, self.spool = self.spool, None
+            spool.close()
+            _SUBMITTED.extend(spool.submitted)
         if self._loop is not None:
             async def close_all() -> None:
                 for provider in self._providers.values():
@@ -303,6 +337,8 @@ class ModelClient:
         keys = [self.key(r) for r in requests]
         cached = self.hub.cache.contains(keys)
         misses = {k: r for k, r in zip(keys, requests, strict=True) if k not in cached}
+        if self.hub.spool is not None:
+            self.hub.spool.add(self, misses)
         return DryRunPlan(
             calls=len(misses),
             cache_hits=sum(k in cached for k in keys),

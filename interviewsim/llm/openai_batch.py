@@ -91,16 +91,33 @@ class OpenAIBatchProvider(OpenAIProvider):
             os.fsync(handle.fileno())
         os.replace(tmp, path)
 
-    async def _submit(self, model: str, requests: Mapping[str, ChatRequest], path: Path) -> str:
+    async def _create(self, model: str, data: bytes, requests: int) -> dict[str, Any]:
+        """Upload batch JSONL and create its batch; the record to keep for it."""
         client = self.client()
-        data = batch_lines({key: self._body(model, r) for key, r in requests.items()})
         upload = await client.files.create(file=("batch.jsonl", data), purpose="batch")
         batch = await client.batches.create(input_file_id=upload.id, endpoint=ENDPOINT,
                                             completion_window="24h")
-        self._save(path, {"batch_id": batch.id, "input_file_id": upload.id, "model": model,
-                          "provider": self.name, "requests": len(requests),
-                          "submitted_at": time.time()})
-        return batch.id
+        return {"batch_id": batch.id, "input_file_id": upload.id, "model": model,
+                "provider": self.name, "requests": requests, "submitted_at": time.time()}
+
+    async def _submit(self, model: str, requests: Mapping[str, ChatRequest], path: Path) -> str:
+        data = batch_lines({key: self._body(model, r) for key, r in requests.items()})
+        record = await self._create(model, data, len(requests))
+        self._save(path, record)
+        return str(record["batch_id"])
+
+    async def submit_file(self, model: str, path: Path, requests: int) -> dict[str, Any]:
+        """Submit a batch JSONL file written by the spool (interviewsim/llm/batch_spool.py)."""
+        return await self._create(model, path.read_bytes(), requests)
+
+    async def fetch(self, batch_id: str, model: str) -> tuple[str, dict[str, ChatResult]]:
+        """One status check; a completed batch's answers by cache key (else none)."""
+        client = self.client()
+        batch = await client.batches.retrieve(batch_id)
+        if batch.status != "completed" or not batch.output_file_id:
+            return str(batch.status), {}
+        content = await client.files.content(batch.output_file_id)
+        return "completed", parse_output(content.text, model)
 
     async def complete_batch(self, model: str, requests: Mapping[str, ChatRequest]
                              ) -> dict[str, ChatResult]:

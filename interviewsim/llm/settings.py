@@ -59,6 +59,9 @@ class OpenAIProviderSettings(_Settings):
     """Longest wait between two batch status polls."""
     batch_max_wait_s: float = Field(86_400.0, gt=0)
     """Give up waiting after this long (exit 2); a rerun resumes the same batch."""
+    batch_max_requests: int = Field(50_000, gt=0)
+    """Most requests in one batch file written by ``interviewsim batch submit`` (the Batch
+    API's limit is 50,000 lines and 200 MB per file)."""
 
 
 class ScriptedProviderSettings(_Settings):
