@@ -108,22 +108,34 @@ class JudgeTask(Generic[T]):
     def run(self, client: JudgeClient, asks: Sequence[Ask], max_attempts: int,
             desc: str) -> list[Outcome[T]]:
         """One outcome per ask, in order; invalid outputs are re-asked as a batch."""
-        outcomes: list[Outcome[T]] = [Outcome() for _ in asks]
-        pending = list(range(len(asks)))
-        for attempt in range(max_attempts):
-            if not pending:
-                break
-            batch = [self.request(client, asks[i], attempt) for i in pending]
-            results = client.complete_many(batch, desc=desc)
-            for i, request, result in zip(pending, batch, results, strict=True):
-                outcome = outcomes[i]
-                outcome.calls.append(CallRecord.of(request, result))
-                try:
-                    value = self.parse(result.text)
-                    if asks[i].check is not None:
-                        asks[i].check(value)
-                    outcome.value, outcome.error = value, None
-                except ParseError as exc:
-                    outcome.error = str(exc)
-            pending = [i for i in pending if not outcomes[i].valid]
-        return outcomes
+        return run_together(client, [(self, asks)], max_attempts, desc)[0]
+
+
+def run_together(client: JudgeClient, groups: Sequence[tuple[JudgeTask[Any], Sequence[Ask]]],
+                 max_attempts: int, desc: str) -> list[list[Outcome[Any]]]:
+    """Several tasks' asks through one model as one batch per attempt; outcomes per group.
+
+    One :meth:`ModelClient.complete_many` per attempt keeps an endpoint's concurrency busy
+    across tasks (and personalities) instead of draining it at the end of each small batch;
+    the requests, and so the cache keys, are exactly those of running each group alone.
+    """
+    outcomes: list[list[Outcome[Any]]] = [[Outcome() for _ in asks] for _, asks in groups]
+    pending = [(g, i) for g, (_, asks) in enumerate(groups) for i in range(len(asks))]
+    for attempt in range(max_attempts):
+        if not pending:
+            break
+        batch = [groups[g][0].request(client, groups[g][1][i], attempt) for g, i in pending]
+        results = client.complete_many(batch, desc=desc)
+        for (g, i), request, result in zip(pending, batch, results, strict=True):
+            task, asks = groups[g]
+            outcome = outcomes[g][i]
+            outcome.calls.append(CallRecord.of(request, result))
+            try:
+                value = task.parse(result.text)
+                if asks[i].check is not None:
+                    asks[i].check(value)
+                outcome.value, outcome.error = value, None
+            except ParseError as exc:
+                outcome.error = str(exc)
+        pending = [(g, i) for g, i in pending if not outcomes[g][i].valid]
+    return outcomes

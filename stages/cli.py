@@ -7,6 +7,8 @@ and never load llama.cpp, MLflow or DVC unless they need them.
 from __future__ import annotations
 
 import importlib
+import logging
+import os
 import sys
 
 import click
@@ -60,8 +62,18 @@ def cli() -> None:
     """
 
 
+def _logging() -> None:
+    """``INTERVIEWSIM_LOG=debug|info|warning`` sets the log level of InterviewSim's loggers (the
+    model seam logs retries, and each HTTP request at debug; never a header or the key)."""
+    level = os.environ.get("INTERVIEWSIM_LOG", "").upper()
+    if level in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        logging.basicConfig(format="%(asctime)s %(name)s %(levelname)s %(message)s")
+        logging.getLogger("interviewsim").setLevel(level)
+
+
 def main() -> None:
     """Console entry point: library errors become a message and an exit code, not a traceback."""
+    _logging()
     try:
         code = cli.main(standalone_mode=False)
     except click.exceptions.Abort:

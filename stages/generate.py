@@ -85,27 +85,45 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
                     f"{person.personality_id}); rerun select-context")
             yield person, list(_prompts(person, records, LeakageGuard(person)))
 
-    def answers():
+    def chunks():
+        """Personalities grouped until their prompts fill the provider's concurrency
+        (``ModelClient.batch_target``); one personality at a time for the embedded model."""
+        chunk: list = []
+        size = 0
         for person, prompts in people():
-            outcomes = ANSWER.run(client, [Ask(messages) for _, _, messages in prompts],
-                                  params.generate.max_attempts,
-                                  desc=f"generate {person.personality_id}")
-            for (record, pair, _), outcome in zip(prompts, outcomes, strict=True):
-                text = outcome.value.text if outcome.value is not None else None
-                counts["answers"] += 1
-                counts["invalid"] += 0 if text else 1
-                yield {
-                    "personality_id": person.personality_id,
-                    "strategy": record["strategy"],
-                    "qa_id": pair.qa_id,
-                    "interview_id": pair.interview_id,
-                    "question": pair.question,
-                    "response": text,
-                    "valid": bool(text),
-                    "invalid_reason": None if text else
-                    f"blank answer after {len(outcome.calls)} attempt(s)",
-                    "calls": [c.model_dump() for c in outcome.calls],
-                }
+            chunk.append((person, prompts))
+            size += len(prompts)
+            if size >= client.batch_target:
+                yield chunk
+                chunk, size = [], 0
+        if chunk:
+            yield chunk
+
+    def answers():
+        for chunk in chunks():
+            asks = [Ask(messages) for _, prompts in chunk for _, _, messages in prompts]
+            ids = ", ".join(person.personality_id for person, _ in chunk[:3])
+            more = f" +{len(chunk) - 3}" if len(chunk) > 3 else ""
+            outcomes = iter(ANSWER.run(client, asks, params.generate.max_attempts,
+                                       desc=f"generate {ids}{more}"))
+            for person, prompts in chunk:
+                for record, pair, _ in prompts:
+                    outcome = next(outcomes)
+                    text = outcome.value.text if outcome.value is not None else None
+                    counts["answers"] += 1
+                    counts["invalid"] += 0 if text else 1
+                    yield {
+                        "personality_id": person.personality_id,
+                        "strategy": record["strategy"],
+                        "qa_id": pair.qa_id,
+                        "interview_id": pair.interview_id,
+                        "question": pair.question,
+                        "response": text,
+                        "valid": bool(text),
+                        "invalid_reason": None if text else
+                        f"blank answer after {len(outcome.calls)} attempt(s)",
+                        "calls": [c.model_dump() for c in outcome.calls],
+                    }
 
     if dry_run:
         for _, prompts in people():

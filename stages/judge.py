@@ -30,7 +30,7 @@ from interviewsim.judge_prompts import (
     factual_consistency_messages,
     personality_messages,
 )
-from interviewsim.judge_runs import Ask, JudgeClient, JudgeTask, Outcome
+from interviewsim.judge_runs import Ask, JudgeTask, Outcome, run_together
 from interviewsim.llm import ModelHub
 from interviewsim.llm.settings import NamedModelSettings
 from interviewsim.params import Params
@@ -147,31 +147,32 @@ def _prefix_order(answers: list[dict], person: PersonalityData, strategies: list
                   key=lambda i: (position[answers[i]["qa_id"]], rank[answers[i]["strategy"]]))
 
 
-def _run_reordered(task: JudgeTask, client: JudgeClient, asks: list[Ask], order: list[int],
-                   attempts: int, desc: str) -> list[Outcome]:
-    outcomes = task.run(client, [asks[i] for i in order], attempts, desc)
-    result: list[Outcome] = [Outcome() for _ in asks]
-    for i, outcome in zip(order, outcomes, strict=True):
-        result[i] = outcome
-    return result
+def judge_groups(person: PersonalityData, plan: Plan, tasks: Tasks, params: Params
+                 ) -> tuple[list[tuple[JudgeTask, list[Ask]]], list[int]]:
+    """The (task, asks) groups of one personality for :func:`run_together` — CS in prefix
+    order, FC, PS — and the CS order, to put CS outcomes back in answer order."""
+    order = _prefix_order(plan.answers, person, params.strategies)
+    groups = [(tasks.cs, [plan.cs[i] for i in order]), (tasks.fc, plan.fc or []),
+              (tasks.ps, plan.ps)]
+    return groups, order
 
 
 def judge_person(person: PersonalityData, plan: Plan, judge: NamedModelSettings,
-                 client: JudgeClient, params: Params, results: Results) -> Iterator[dict]:
-    """Run one judge on one personality; yield its CS/FC judgments, collect PS and metrics."""
-    pid, name, attempts = person.personality_id, judge.name, params.judge.max_attempts
-    tasks = Tasks.of(judge, params)
-    order = _prefix_order(plan.answers, person, params.strategies)
-    cs = _run_reordered(tasks.cs, client, plan.cs, order, attempts, f"CS {name} {pid}")
-    if plan.fc is not None:
-        fc = tasks.fc.run(client, plan.fc, attempts, f"FC {name} {pid}")
-    else:
-        fc = [Outcome.invalid(plan.fc_unavailable or "") for _ in plan.answers]
-    ps = iter(tasks.ps.run(client, plan.ps, attempts, f"PS {name} {pid}"))
+                 params: Params, results: Results, outcomes: list[list[Outcome]],
+                 order: list[int]) -> Iterator[dict]:
+    """One judge's outcomes for one personality: yield its CS/FC judgments, collect PS and
+    metrics. ``outcomes`` are the CS (in ``order``), FC and PS groups of judge_groups."""
+    pid, name = person.personality_id, judge.name
+    cs: list[Outcome] = [Outcome() for _ in plan.answers]
+    for i, outcome in zip(order, outcomes[0], strict=True):
+        cs[i] = outcome
+    fc = outcomes[1] if plan.fc is not None else \
+        [Outcome.invalid(plan.fc_unavailable or "") for _ in plan.answers]
+    ps = iter(outcomes[2])
     results.count(name, CS, cs)
     results.count(name, FC, fc)
-    for metric, outcomes in ((CS, cs), (FC, fc)):
-        for answer, outcome in zip(plan.answers, outcomes, strict=True):
+    for metric, judged in ((CS, cs), (FC, fc)):
+        for answer, outcome in zip(plan.answers, judged, strict=True):
             yield {"personality_id": pid, "judge": name, "model": judge.model, "metric": metric,
                    "strategy": answer["strategy"], "qa_id": answer["qa_id"],
                    "interview_id": answer["interview_id"], **outcome.record()}
@@ -284,14 +285,48 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
                        f"{totals['cache_hits']} already cached, ~{totals['tokens']} prompt tokens")
             return
 
-        def judgments() -> Iterator[dict]:
+        target = max(c.batch_target for c in clients.values())
+        per_person = 5 * (len(params.strategies) + 1) * params.judge.ps_runs
+
+        def chunks() -> Iterator[list[tuple[PersonalityData, list[dict]]]]:
+            """Personalities grouped until their asks fill the endpoint's concurrency."""
+            chunk: list[tuple[PersonalityData, list[dict]]] = []
+            size = 0
             for person, answers in inputs:
-                skipped.update(answers=len(answers),
-                               invalid_answers_not_judged=sum(not a["valid"] for a in answers))
+                chunk.append((person, answers))
+                size += 2 * len(answers) + per_person
+                if size >= target:
+                    yield chunk
+                    chunk, size = [], 0
+            if chunk:
+                yield chunk
+
+        def judgments() -> Iterator[dict]:
+            for chunk in chunks():
+                records: dict[tuple[str, str], list[dict]] = {}
+                ids = ", ".join(p.personality_id for p, _ in chunk[:3]) + \
+                    (f" +{len(chunk) - 3}" if len(chunk) > 3 else "")
                 for j in judges:
-                    plan = plan_person(person, answers,
-                                       summaries[(person.personality_id, j.name)], params)
-                    yield from judge_person(person, plan, j, clients[j.name], params, results)
+                    tasks = Tasks.of(j, params)
+                    plans, orders, groups = [], [], []
+                    for person, answers in chunk:
+                        plan = plan_person(person, answers,
+                                           summaries[(person.personality_id, j.name)], params)
+                        mine, order = judge_groups(person, plan, tasks, params)
+                        plans.append(plan)
+                        orders.append(order)
+                        groups += mine
+                    outcomes = run_together(clients[j.name], groups, params.judge.max_attempts,
+                                            f"judge {j.name} {ids}")
+                    for k, (person, _) in enumerate(chunk):
+                        records[(person.personality_id, j.name)] = list(judge_person(
+                            person, plans[k], j, params, results, outcomes[3 * k:3 * k + 3],
+                            orders[k]))
+                for person, answers in chunk:
+                    skipped.update(answers=len(answers),
+                                   invalid_answers_not_judged=sum(not a["valid"] for a in answers))
+                    for j in judges:
+                        yield from records[(person.personality_id, j.name)]
 
         total = write_jsonl_atomic(out_dir / "judgments.jsonl", judgments())
         write_jsonl_atomic(out_dir / "ps_runs.jsonl", results.ps_runs)

@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import contextlib
 import hashlib
+import importlib
 import json
 import sys
 import threading
@@ -535,9 +536,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     parser.add_argument("--lifetime", type=float, default=900.0, help="seconds until it stops")
+    parser.add_argument("--responder", default=None,
+                        help="module:function answering each chat body (default: echo)")
     args = parser.parse_args()
+    responder = echo
+    if args.responder:
+        module, _, name = args.responder.partition(":")
+        responder = getattr(importlib.import_module(module), name)
     stdin_closed = threading.Event()
-    with MockOpenAI(latency_s=args.latency, lifetime_s=args.lifetime) as server:
+    with MockOpenAI(latency_s=args.latency, lifetime_s=args.lifetime,
+                    responder=responder) as server:
         print(server.base_url, flush=True)
         threading.Thread(target=lambda: (sys.stdin.read(), stdin_closed.set()), daemon=True).start()
         stdin_closed.wait(args.lifetime)  # serve until the parent closes our stdin, or time is up

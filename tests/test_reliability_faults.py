@@ -242,10 +242,13 @@ def test_a_judge_truncated_on_every_attempt_is_kept_invalid_and_not_scored(
     run_chain(root, ("prepare", "select-context", "generate", "fact-summary"))
     answers = [a["response"] for a in read_jsonl(root / "data/artifacts/generated/answers.jsonl")]
     target = next(a for a in answers if answers.count(a) == 1)  # one FC prompt holds it
-    server.enqueue(*[Fault.length(match=target)] * 4)  # CS asks first, FC then: 2 attempts each
+    # Every prompt holding the answer is cut, on both attempts: its CS and FC asks and the
+    # five PS asks (one run per trait) of its strategy's collection, 7 per attempt.
+    server.enqueue(*[Fault.length(match=target)] * 14)
     with deadline(60):
         outcome = run_cli(root, "judge")
     assert outcome.code == 0, outcome.output
+    assert server.pending_faults() == 0
     judgments = list(read_jsonl(root / "data/artifacts/judged/judgments.jsonl"))
     bad = [j for j in judgments if not j["valid"]]
     assert sorted(j["metric"] for j in bad) == ["content_similarity", "factual_consistency"]

@@ -53,9 +53,9 @@ def test_debug_logs_of_a_stage_with_retried_faults_never_print_the_key(
                    Fault.drop(match=GENERATE), Fault.malformed(match=GENERATE))
     with deadline(90):
         outcome = run_stage(workspace, "generate", timeout=60,
-                            env=stage_env(OPENAI_LOG="debug"))
+                            env=stage_env(OPENAI_LOG="debug", INTERVIEWSIM_LOG="debug"))
     assert outcome.code == 0, outcome.stderr[-2000:]
-    assert "retrying" in outcome.stderr and "HTTP Request" in outcome.stderr  # logs were on
+    assert "retrying" in outcome.stderr and "POST http" in outcome.stderr  # logs were on
     assert FAKE_KEY not in outcome.output
     assert files_holding(workspace, FAKE_KEY) == []
 

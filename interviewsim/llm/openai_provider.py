@@ -4,15 +4,17 @@ The client's own retries are disabled (``max_retries=0``) so that :mod:`intervie
 is the only retry loop and every attempt is counted once. The API key is read from the
 environment when the client is built; it is never stored in settings, keys or logs.
 
-Requests go through the client's plain ``post`` (its documented way to call any route) with
-the JSON body built here and the JSON answer read here: the typed ``chat.completions.create``
-path spends about 1 ms of CPU per request transforming parameters and building response models,
-which caps throughput at high concurrency, and reading four fields by hand also makes every
-malformed body an explicit, retryable fault.
+Chat and embedding requests are plain JSON POSTs on one ``aiohttp`` session, the JSON body
+built here and the answer read here. Client CPU per request is what caps throughput at high
+concurrency (benchmarks/README.md): the typed ``chat.completions.create`` path cost ~1 ms more
+than the client's plain ``post``, and that ``post`` itself ~1 ms more than a bare aiohttp
+request. Reading four fields by hand also makes every malformed body an explicit, retryable
+fault. The ``openai`` client is still used for the Files and Batches routes of batch mode.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import Any
@@ -21,45 +23,23 @@ import openai
 
 from interviewsim.errors import ProviderError
 from interviewsim.llm.provider import Provider, sampling_seed
-from interviewsim.llm.retry import RetryableFault, RetryPolicy, parse_retry_after
+from interviewsim.llm.retry import RetryableFault, RetryPolicy, log, parse_retry_after
 from interviewsim.llm.settings import OpenAIProviderSettings
 from interviewsim.llm.types import ChatRequest, ChatResult, Usage
 
 _RETRYABLE_STATUS = {408, 409, 429}
 
 
-def _dropped(exc: openai.APITimeoutError) -> BaseException | None:
-    """The disconnect behind a "timeout" that was none: the aiohttp transport reports a
-    connection the server dropped as a timeout, with the disconnect as its cause."""
-    causes = []
-    link = exc.__cause__ or exc.__context__
-    while link is not None and len(causes) < 10:
-        causes.append(link)
-        link = link.__cause__ or link.__context__
-    if not causes or any(isinstance(cause, TimeoutError) for cause in causes):
-        return None
-    return causes[-1]
-
-
-def _fault(exc: Exception, timeout_s: float, where: str) -> Exception:
-    """Translate a client exception into a retryable fault or a final ProviderError."""
-    if isinstance(exc, openai.APITimeoutError):
-        dropped = _dropped(exc)
-        if dropped is not None:
-            return RetryableFault(f"connection failed: {dropped}")
-        return RetryableFault(f"no response within {timeout_s:g}s")
-    if isinstance(exc, openai.APIConnectionError):
-        return RetryableFault(f"connection failed: {exc.__cause__ or exc}")
-    if isinstance(exc, openai.APIResponseValidationError):
-        return RetryableFault(f"HTTP {exc.status_code} with a malformed body")
-    if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        if status in _RETRYABLE_STATUS or status >= 500:
-            return RetryableFault(f"HTTP {status}", parse_retry_after(exc.response.headers))
-        return ProviderError(f"{where}: HTTP {status} (not retried): {exc.message}")
-    if isinstance(exc, ValueError):  # json.JSONDecodeError: a body that is not JSON
-        return RetryableFault(f"malformed response body ({exc})")
-    return exc
+def _error_message(raw: bytes) -> str:
+    """The ``error.message`` of an error body, else the start of the body."""
+    try:
+        data = json.loads(raw)
+        message = data["error"]["message"]
+        if isinstance(message, str):
+            return message
+    except (ValueError, LookupError, TypeError):
+        pass
+    return raw[:300].decode("utf-8", "replace")
 
 
 class OpenAIProvider(Provider):
@@ -77,6 +57,8 @@ class OpenAIProvider(Provider):
             settings.max_attempts, settings.backoff_initial_s, settings.backoff_max_s
         )
         self._client: openai.AsyncOpenAI | None = None
+        self._session: Any = None  # aiohttp.ClientSession, built inside the hub's loop
+        self._key = ""
 
     def _api_key(self) -> str:
         key = os.environ.get(self.settings.api_key_env)
@@ -149,20 +131,51 @@ class OpenAIProvider(Provider):
     def _redacted(self, fault: Exception) -> Exception:
         """``fault`` without the API key in its message: an endpoint that echoes the key in an
         error body (some proxies do) must not put it into logs or the final error."""
-        key = self._client.api_key if self._client is not None else ""
+        key = self._key or (self._client.api_key if self._client is not None else "")
         if len(key) >= 8 and key in str(fault):
             fault.args = tuple(str(arg).replace(key, "<redacted>") for arg in fault.args)
             if isinstance(fault, RetryableFault):
                 fault.description = fault.description.replace(key, "<redacted>")
         return fault
 
+    def session(self) -> Any:
+        """The aiohttp session for chat and embeddings, built on first use in the hub's loop.
+        Its connector is unbounded: the hub's semaphore is what limits concurrency."""
+        if self._session is None:
+            import aiohttp
+
+            self._key = self._api_key()
+            self._session = aiohttp.ClientSession(
+                base_url=None,
+                connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
+                timeout=aiohttp.ClientTimeout(total=self.settings.timeout_s),
+                headers={"Authorization": f"Bearer {self._key}",
+                         "Content-Type": "application/json", "Accept": "application/json"},
+            )
+        return self._session
+
     async def _post(self, model: str, route: str, body: dict[str, Any]) -> dict[str, Any]:
         """One attempt: the decoded JSON object, or a fault for the retry loop."""
+        import aiohttp
+
+        url = self.settings.base_url.rstrip("/") + route
         try:
-            data = await self.client().post(route, cast_to=object, body=body)
-        except Exception as exc:
-            raise self._redacted(_fault(exc, self.settings.timeout_s, self._where(model))
-                                 ) from exc
+            async with self.session().post(url, data=json.dumps(body).encode("utf-8")) as reply:
+                status, headers, raw = reply.status, reply.headers, await reply.read()
+            log.debug("POST %s -> HTTP %d, %d bytes", url, status, len(raw))
+        except TimeoutError:
+            raise RetryableFault(f"no response within {self.settings.timeout_s:g}s") from None
+        except aiohttp.ClientError as exc:
+            raise self._redacted(RetryableFault(f"connection failed: {exc}")) from exc
+        if status >= 300:
+            if status in _RETRYABLE_STATUS or status >= 500:
+                raise RetryableFault(f"HTTP {status}", parse_retry_after(headers))
+            raise self._redacted(ProviderError(
+                f"{self._where(model)}: HTTP {status} (not retried): {_error_message(raw)}"))
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise RetryableFault(f"malformed response body ({exc})") from None
         if not isinstance(data, dict):
             raise RetryableFault("malformed response body (not a JSON object)")
         return data
@@ -208,6 +221,9 @@ class OpenAIProvider(Provider):
         return await self._policy.run(self._where(model), self._attempt_embed, model, texts)
 
     async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
         if self._client is not None:
             await self._client.close()
             self._client = None

@@ -1,0 +1,124 @@
+"""End-to-end request rate of the generate and judge stages against a fixed-latency endpoint.
+
+    python benchmarks/bench_stage_throughput.py --personalities 120 --heldout 18
+
+The mock endpoint (tests/mock_openai.py) runs in its own process with a fixed latency (200 ms)
+and answers every prompt validly (:func:`respond`). Each stage runs as ``interviewsim STAGE``
+in a child process against it with ``max_concurrency`` 256; the figure is the stage's wall
+time (process start to exit: imports, reading inputs, prompts, cache, writing outputs) against
+the ideal ``requests × latency ÷ concurrency``. The requests are counted from the stage's
+summary.json; the stage's own CPU time comes from ``os.wait4``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+from synthetic_corpus import write_corpus  # noqa: E402
+
+STRATEGIES = ["no-context", "short-profile", "long-profile", "chronological", "random",
+              "retrieval", "hybrid"]
+
+
+def respond(body: dict) -> str:
+    """Valid output for every prompt generate, fact-summary and judge send."""
+    from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
+
+    system = body["messages"][0]["content"]
+    if system == FACT_SUMMARY_SYSTEM:
+        return json.dumps({"summary": "A person who keeps a workshop.", "explanation": "text"})
+    if system == CS_SYSTEM:
+        return json.dumps({"score": 3, "explanation": "partly overlaps"})
+    if system == FC_SYSTEM:
+        return json.dumps({"label": "Neutral", "explanation": "not covered"})
+    if system == PS_SYSTEM:
+        return "<rate>Neutral</rate> <justification>weak evidence</justification>"
+    return "I keep a ledger in the workshop and check it every winter."
+
+
+def run(root: Path, stage: str, env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one stage in a child process."""
+    start = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "stages", stage], cwd=root, env=env)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{stage} failed in {root}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--personalities", type=int, default=120)
+    parser.add_argument("--heldout", type=int, default=18)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=256)
+    parser.add_argument("--ps-runs", type=int, default=1)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/interviewsim-bench-stages"))
+    parser.add_argument("--stages", nargs="+", default=["generate", "judge"])
+    args = parser.parse_args()
+
+    corpus = args.work / "corpus"
+    if not corpus.exists():
+        write_corpus(corpus, args.personalities, seed=7)
+    env = {**os.environ, "PYTHONPATH": f"{HERE}:{REPO}", "INTERVIEWSIM_PROGRESS": "0",
+           "BENCH_KEY": "sk-bench"}
+    mock = subprocess.Popen([sys.executable, str(REPO / "tests" / "mock_openai.py"),
+                             "--latency", str(args.latency), "--lifetime", "3600",
+                             "--responder", "bench_stage_throughput:respond"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        base_url = mock.stdout.readline().strip()
+        root = args.work / f"ws-{args.personalities}-{args.heldout}"
+        root.mkdir(parents=True, exist_ok=True)
+        model = {"provider": "mock", "model": "mock-model", "max_tokens": 64}
+        params = {
+            "data": {"personalities": str(corpus), "max_heldout_pairs": args.heldout},
+            "strategies": STRATEGIES,
+            "providers": {"mock": {"kind": "openai", "base_url": base_url,
+                                   "api_key_env": "BENCH_KEY", "timeout_s": 30,
+                                   "max_concurrency": args.concurrency}},
+            "models": {"generator": model, "judges": [{"name": "j1", **model}],
+                       "mcq_builder": model, "mcq_answerers": [{"name": "a1", **model}]},
+            "judge": {"ps_runs": args.ps_runs},
+            "interview": {"strategies": []},
+        }
+        (root / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
+        cache = root / "data" / "cache" / "responses.sqlite"
+        for stale in cache.parent.glob("responses.sqlite*"):
+            stale.unlink()
+        for stage in ("prepare", "select-context", "fact-summary"):
+            if stage in args.stages:
+                continue
+            run(root, stage, env)
+        print("| stage | requests | wall s | ideal s | % of ideal | requests/s | "
+              "stage CPU per request |\n| --- | --- | --- | --- | --- | --- | --- |")
+        for stage in args.stages:
+            wall, cpu = run(root, stage, env)
+            folder = {"generate": "generated", "judge": "judged",
+                      "fact-summary": "fact_summary"}[stage]
+            usage = json.loads((root / "data" / "artifacts" / folder / "summary.json")
+                               .read_text())["usage"]
+            requests = sum(u.get("calls", 0) for u in usage.values())
+            ideal = requests * args.latency / args.concurrency
+            print(f"| {stage} | {requests} | {wall:.2f} | {ideal:.2f} | "
+                  f"{100 * ideal / wall:.1f}% | {requests / wall:.0f} | "
+                  f"{1000 * cpu / max(requests, 1):.2f} ms |", flush=True)
+    finally:
+        mock.stdin.close()
+        mock.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
