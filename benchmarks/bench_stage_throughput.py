@@ -13,6 +13,7 @@ summary.json; the stage's own CPU time comes from ``os.wait4``.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -44,7 +45,8 @@ def respond(body: dict) -> str:
         return json.dumps({"label": "Neutral", "explanation": "not covered"})
     if system == PS_SYSTEM:
         return "<rate>Neutral</rate> <justification>weak evidence</justification>"
-    return "I keep a ledger in the workshop and check it every winter."
+    digest = hashlib.sha256(body["messages"][-1]["content"].encode()).hexdigest()[:12]
+    return f"I keep a ledger in the workshop, page {digest}."  # distinct answers and asks
 
 
 def run(root: Path, stage: str, env: dict[str, str]) -> tuple[float, float]:

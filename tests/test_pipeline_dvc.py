@@ -67,6 +67,10 @@ def repo_copy(tmp_path_factory) -> Path:
         judge["max_tokens"] = 64
     params["aggregate"]["permutations"] = 200
     params["aggregate"]["bootstrap"] = 200
+    # Whole interviews cost minutes each on the embedded model: the stage runs here as the
+    # no-op it is with no strategy (tests/test_agent_experiment.py drives it through a scripted
+    # provider into aggregate; the committed dvc.lock and reports/ hold the embedded run).
+    params["interview"]["strategies"] = []
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     shared_cache = REPO / "data" / "cache"
     if (shared_cache / "gguf-hashes.json").exists():  # skip re-hashing the GGUF, nothing else
@@ -89,6 +93,9 @@ def test_dvc_repro_runs_all_eight_stages_and_reports_every_metric(repo_copy):
         for metric in ("mcq_accuracy", "mcq_reward"):
             assert f"{strategy}.local.{metric}" in metrics, (strategy, metric)
     assert "| strategy |" in (repo_copy / "reports/report.md").read_text()
+    interview = repo_copy / "data/artifacts/interview/personality_metrics.jsonl"
+    assert interview.read_text() == ""  # the stage ran, as a no-op
+    assert not any(".agent." in key for key in metrics)
     status = run(["dvc", "status", "dvc.yaml"], repo_copy)
     assert "up to date" in status.stdout
 
