@@ -30,8 +30,12 @@ _path = click.Path(dir_okay=False, exists=True, path_type=Path)
 
 
 def _summaries(paths: Iterable[Path]) -> dict[str, dict]:
-    """Stage summaries keyed by their stage folder (``generated``, ``judged``, ...)."""
-    return {path.parent.name: load_json_strict(path) for path in sorted(paths)}
+    """Stage summaries keyed by their stage folder (``generated``, ``judged``, ...), or by
+    shard and folder (``s0/generated``) when several shards have the same stage."""
+    paths = sorted(paths)
+    names = [path.parent.name for path in paths]
+    return {(f"{path.parent.parent.name}/{name}" if names.count(name) > 1 else name):
+            load_json_strict(path) for path, name in zip(paths, names, strict=True)}
 
 
 def _sample(paths: Iterable[Path]) -> list[dict]:
@@ -62,10 +66,13 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
 
 @click.command()
 @params_option
-@click.option("--judged", type=_path, default=JUDGED_DIR / "personality_metrics.jsonl",
-              show_default=True, help="CS, FC and PS per personality (judge = judge name).")
-@click.option("--mcq", type=_path, default=MCQ_ANSWERS_DIR / "personality_metrics.jsonl",
-              show_default=True, help="MCQ accuracy and reward (judge = answering model).")
+@click.option("--judged", type=_path, multiple=True,
+              default=[JUDGED_DIR / "personality_metrics.jsonl"], show_default=True,
+              help="CS, FC and PS per personality (judge = judge name); repeatable, e.g. one "
+                   "per personality shard.")
+@click.option("--mcq", type=_path, multiple=True,
+              default=[MCQ_ANSWERS_DIR / "personality_metrics.jsonl"], show_default=True,
+              help="MCQ accuracy and reward (judge = answering model); repeatable.")
 @click.option("--metrics-file", "extra", type=_path, multiple=True,
               help="Further personality_metrics.jsonl files (repeatable).")
 @click.option("--summary", "summary_paths", type=_path, multiple=True,
@@ -77,7 +84,8 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
               default=REPORTS_DIR, show_default=True)
 @click.option("--no-mlflow", is_flag=True, help="Write the reports only; log nothing.")
-def aggregate(params_path: Path, judged: Path, mcq: Path, extra: tuple[Path, ...],
+def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...],
+              extra: tuple[Path, ...],
               summary_paths: tuple[Path, ...], sample_from: tuple[Path, ...], baseline: str,
               out_dir: Path, no_mlflow: bool) -> None:
     """Macro-average every metric over personalities, test every pair of strategies, and write
@@ -86,7 +94,7 @@ def aggregate(params_path: Path, judged: Path, mcq: Path, extra: tuple[Path, ...
     were logged before.
     """
     params = read_params(params_path)
-    metric_files = [judged, mcq, *extra]
+    metric_files = [*judged, *mcq, *extra]
     summary_paths = summary_paths or tuple(sorted(Path("data/artifacts").glob("*/summary.json")))
     cells = load_cells(metric_files)
     if not cells:
