@@ -12,6 +12,7 @@ RSS is read with ``os.wait4``.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -28,11 +29,11 @@ STAGES = ("prepare", "select-context", "generate", "fact-summary", "judge")
 MEASURED = ("select-context", "generate", "fact-summary", "judge")
 
 
-def respond(request) -> str:
-    """A scripted generator and judge: valid output for every prompt the stages send."""
+def answer_for(system: str, user: str) -> str:
+    """Valid output for every prompt generate, fact-summary and judge send; the generated
+    answer varies with the prompt, so every answer (and every judge ask) is distinct."""
     from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
 
-    system = request.messages[0].content
     if system == FACT_SUMMARY_SYSTEM:
         return json.dumps({"summary": "A person who keeps a workshop.", "explanation": "text"})
     if system == CS_SYSTEM:
@@ -41,7 +42,13 @@ def respond(request) -> str:
         return json.dumps({"label": "Neutral", "explanation": "not covered"})
     if system == PS_SYSTEM:
         return "<rate>Neutral</rate> <justification>weak evidence</justification>"
-    return "I keep a ledger in the workshop and check it every winter."
+    digest = hashlib.sha256(user.encode("utf-8")).hexdigest()[:12]
+    return f"I keep a ledger in the workshop, page {digest}."
+
+
+def respond(request) -> str:
+    """The scripted provider's callable (a ChatRequest)."""
+    return answer_for(request.messages[0].content, request.messages[-1].content)
 
 
 def params_for(corpus: Path, heldout: int, strategies: list[str]) -> dict:

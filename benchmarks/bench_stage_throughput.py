@@ -13,7 +13,6 @@ summary.json; the stage's own CPU time comes from ``os.wait4``.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import subprocess
@@ -26,6 +25,7 @@ import yaml
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
+from bench_memory import answer_for  # noqa: E402
 from synthetic_corpus import write_corpus  # noqa: E402
 
 STRATEGIES = ["no-context", "short-profile", "long-profile", "chronological", "random",
@@ -33,20 +33,8 @@ STRATEGIES = ["no-context", "short-profile", "long-profile", "chronological", "r
 
 
 def respond(body: dict) -> str:
-    """Valid output for every prompt generate, fact-summary and judge send."""
-    from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
-
-    system = body["messages"][0]["content"]
-    if system == FACT_SUMMARY_SYSTEM:
-        return json.dumps({"summary": "A person who keeps a workshop.", "explanation": "text"})
-    if system == CS_SYSTEM:
-        return json.dumps({"score": 3, "explanation": "partly overlaps"})
-    if system == FC_SYSTEM:
-        return json.dumps({"label": "Neutral", "explanation": "not covered"})
-    if system == PS_SYSTEM:
-        return "<rate>Neutral</rate> <justification>weak evidence</justification>"
-    digest = hashlib.sha256(body["messages"][-1]["content"].encode()).hexdigest()[:12]
-    return f"I keep a ledger in the workshop, page {digest}."  # distinct answers and asks
+    """The mock's responder (a chat request body): bench_memory's scripted answers."""
+    return answer_for(body["messages"][0]["content"], body["messages"][-1]["content"])
 
 
 def run(root: Path, stage: str, env: dict[str, str]) -> tuple[float, float]:
