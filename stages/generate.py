@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from interviewsim.batching import fill_batches, prefetched
 from interviewsim.context import ContextSelection
 from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
 from interviewsim.generation import ANSWER, LeakageGuard, generation_messages
@@ -85,22 +86,11 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
                     f"{person.personality_id}); rerun select-context")
             yield person, list(_prompts(person, records, LeakageGuard(person)))
 
-    def chunks():
-        """Personalities grouped until their prompts fill the provider's concurrency
-        (``ModelClient.batch_target``); one personality at a time for the embedded model."""
-        chunk: list = []
-        size = 0
-        for person, prompts in people():
-            chunk.append((person, prompts))
-            size += len(prompts)
-            if size >= client.batch_target:
-                yield chunk
-                chunk, size = [], 0
-        if chunk:
-            yield chunk
-
     def answers():
-        for chunk in chunks():
+        # Personalities grouped until their prompts fill the provider's concurrency (one at a
+        # time for the embedded model), the next group built while this one is in flight.
+        groups = fill_batches(people(), lambda item: len(item[1]), client.batch_target)
+        for chunk in prefetched(groups):
             asks = [Ask(messages) for _, prompts in chunk for _, _, messages in prompts]
             ids = ", ".join(person.personality_id for person, _ in chunk[:3])
             more = f" +{len(chunk) - 3}" if len(chunk) > 3 else ""

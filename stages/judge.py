@@ -12,6 +12,7 @@ import click
 from tqdm import tqdm
 
 from interviewsim import judge_metrics
+from interviewsim.batching import fill_batches, prefetched
 from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
 from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
 from interviewsim.judge_constraints import (
@@ -288,24 +289,12 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
         target = max(c.batch_target for c in clients.values())
         per_person = 5 * (len(params.strategies) + 1) * params.judge.ps_runs
 
-        def chunks() -> Iterator[list[tuple[PersonalityData, list[dict]]]]:
-            """Personalities grouped until their asks fill the endpoint's concurrency."""
-            chunk: list[tuple[PersonalityData, list[dict]]] = []
-            size = 0
-            for person, answers in inputs:
-                chunk.append((person, answers))
-                size += 2 * len(answers) + per_person
-                if size >= target:
-                    yield chunk
-                    chunk, size = [], 0
-            if chunk:
-                yield chunk
-
-        def judgments() -> Iterator[dict]:
-            for chunk in chunks():
-                records: dict[tuple[str, str], list[dict]] = {}
-                ids = ", ".join(p.personality_id for p, _ in chunk[:3]) + \
-                    (f" +{len(chunk) - 3}" if len(chunk) > 3 else "")
+        def planned() -> Iterator[tuple[list[tuple[PersonalityData, list[dict]]], dict]]:
+            """Personalities grouped until their asks fill the endpoint's concurrency, each
+            group with every judge's plans and (task, asks) groups, built ahead."""
+            size = lambda item: 2 * len(item[1]) + per_person  # noqa: E731
+            for chunk in fill_batches(inputs, size, target):
+                work = {}
                 for j in judges:
                     tasks = Tasks.of(j, params)
                     plans, orders, groups = [], [], []
@@ -316,6 +305,16 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
                         plans.append(plan)
                         orders.append(order)
                         groups += mine
+                    work[j.name] = (plans, orders, groups)
+                yield chunk, work
+
+        def judgments() -> Iterator[dict]:
+            for chunk, work in prefetched(planned()):
+                records: dict[tuple[str, str], list[dict]] = {}
+                ids = ", ".join(p.personality_id for p, _ in chunk[:3]) + \
+                    (f" +{len(chunk) - 3}" if len(chunk) > 3 else "")
+                for j in judges:
+                    plans, orders, groups = work[j.name]
                     outcomes = run_together(clients[j.name], groups, params.judge.max_attempts,
                                             f"judge {j.name} {ids}")
                     for k, (person, _) in enumerate(chunk):
