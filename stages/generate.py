@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from interviewsim.batching import fill_batches, prefetched
+from interviewsim.batching import fill_batches
 from interviewsim.context import ContextSelection
 from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
 from interviewsim.generation import ANSWER, LeakageGuard, generation_messages
@@ -88,9 +88,8 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
 
     def answers():
         # Personalities grouped until their prompts fill the provider's concurrency (one at a
-        # time for the embedded model), the next group built while this one is in flight.
-        groups = fill_batches(people(), lambda item: len(item[1]), client.batch_target)
-        for chunk in prefetched(groups):
+        # time for the embedded model).
+        for chunk in fill_batches(people(), lambda item: len(item[1]), client.batch_target):
             asks = [Ask(messages) for _, prompts in chunk for _, _, messages in prompts]
             ids = ", ".join(person.personality_id for person, _ in chunk[:3])
             more = f" +{len(chunk) - 3}" if len(chunk) > 3 else ""

@@ -12,7 +12,7 @@ import click
 from tqdm import tqdm
 
 from interviewsim import judge_metrics
-from interviewsim.batching import fill_batches, prefetched
+from interviewsim.batching import fill_batches
 from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
 from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
 from interviewsim.judge_constraints import (
@@ -291,7 +291,7 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
 
         def planned() -> Iterator[tuple[list[tuple[PersonalityData, list[dict]]], dict]]:
             """Personalities grouped until their asks fill the endpoint's concurrency, each
-            group with every judge's plans and (task, asks) groups, built ahead."""
+            group with every judge's plans and (task, asks) groups."""
             size = lambda item: 2 * len(item[1]) + per_person  # noqa: E731
             for chunk in fill_batches(inputs, size, target):
                 work = {}
@@ -309,7 +309,7 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
                 yield chunk, work
 
         def judgments() -> Iterator[dict]:
-            for chunk, work in prefetched(planned()):
+            for chunk, work in planned():
                 records: dict[tuple[str, str], list[dict]] = {}
                 ids = ", ".join(p.personality_id for p, _ in chunk[:3]) + \
                     (f" +{len(chunk) - 3}" if len(chunk) > 3 else "")

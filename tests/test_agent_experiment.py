@@ -123,6 +123,7 @@ def test_with_no_interview_strategy_the_stage_calls_no_model_and_writes_empty_re
     assert json.loads((out / "summary.json").read_text())["usage"] == {}
 
 
+@pytest.mark.filterwarnings("ignore:The ``noload`` loader strategy is deprecated")
 def test_interview_metrics_reach_metrics_json_and_mlflow_through_aggregate(tmp_path, prepared):
     """The DVC wiring in miniature: params.yaml interview.strategies picks the interviews, and
     aggregate's --metrics-file carries their three metrics into metrics.json and MLflow."""
