@@ -1,4 +1,4 @@
-"""The personality-shard recipe (docs/examples/sharded/dvc.yaml, docs/SCALE.md section 3) run
+"""The personality-shard recipe (docs/examples/sharded.dvc.yaml, docs/SCALE.md section 3) run
 with `dvc repro` in a temp copy of the repo, every model served by the mock: it must report
 exactly what the unsharded stages report for the same personalities."""
 
@@ -56,7 +56,7 @@ def unsharded(root: Path, server: MockOpenAI) -> Path:
 def sharded(root: Path, server: MockOpenAI) -> Path:
     root.mkdir(parents=True)
     copy_repo(root)
-    shutil.copy2(REPO / "docs/examples/sharded/dvc.yaml", root / "dvc.yaml")
+    shutil.copy2(REPO / "docs/examples/sharded.dvc.yaml", root / "dvc.yaml")
     shutil.rmtree(root / "data/personalities", ignore_errors=True)
     first, second = docs()
     write_doc(root / "data/shards/s0", first)
