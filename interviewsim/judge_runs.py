@@ -1,10 +1,13 @@
-"""Asking a judge until its output passes the parser, and recording every attempt.
+"""Asking a model until its output passes the parser, and recording every attempt.
 
-A judge call is only as good as its contract, so each output goes through a strict parser; a
-rejected one is asked again with a new sample index (a new cache key and sampling seed), up to a
-fixed number of attempts. What comes back is an :class:`Outcome` that keeps every raw output and
-either the parsed value or the last parse error: an invalid judgment is kept and counted,
-never scored and never dropped.
+The one re-ask loop of the project: generated answers, judgments, atomic items, MCQs and MCQ
+answers all go through :func:`run_together`. A model call is only as good as its contract, so
+each output goes through a strict parser; a rejected one is asked again with a new sample index
+(a new cache key and sampling seed), up to a fixed number of attempts. When the call's
+temperature is 0, a re-ask is sampled at :data:`REASK_TEMPERATURE` instead: greedy decoding
+ignores the seed, so a greedy re-ask would reproduce the rejected output token for token. What
+comes back is an :class:`Outcome` that keeps every raw output and either the parsed value or
+the last parse error: an invalid output is kept and counted, never scored and never dropped.
 """
 
 from __future__ import annotations
@@ -16,10 +19,15 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel
 
 from interviewsim.errors import ParseError
+from interviewsim.llm.settings import ModelSettings
 from interviewsim.llm.types import ChatRequest, ChatResult, DryRunPlan, Message, OutputConstraint
 from interviewsim.records import CallRecord
 
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T")
+
+REASK_TEMPERATURE = 0.7
+"""Temperature of a re-ask when the call's own temperature is 0 (seeded, so still reproducible
+and cached like any call)."""
 
 
 class JudgeClient(Protocol):
@@ -27,6 +35,7 @@ class JudgeClient(Protocol):
 
     supports_json_schema: bool
     supports_grammar: bool
+    settings: ModelSettings
 
     def request(self, messages: Sequence[Message], constraint: OutputConstraint | None = None,
                 sample_index: int = 0, temperature: float | None = None,
@@ -40,14 +49,17 @@ class JudgeClient(Protocol):
 
 @dataclass(frozen=True)
 class Ask:
-    """One judgment to obtain. Attempt ``a`` uses sample index ``first_index + a * stride``,
+    """One output to obtain. Attempt ``a`` uses sample index ``first_index + a * stride``,
     so repeated runs of one prompt (PS) and their re-asks never share an index. ``check`` is
-    an extra test of the parsed value that only this ask needs (it raises ParseError)."""
+    an extra test of the parsed value that only this ask needs (it raises ParseError);
+    ``constraint`` and ``max_tokens`` override the task's for this ask alone."""
 
     messages: list[Message]
     first_index: int = 0
     stride: int = 1
     check: Callable[[Any], object] | None = None
+    constraint: OutputConstraint | None = None
+    max_tokens: int | None = None
 
     def sample_index(self, attempt: int) -> int:
         return self.first_index + attempt * self.stride
@@ -74,7 +86,8 @@ class Outcome(Generic[T]):
         """The audit fields every judgment artifact carries."""
         return {
             "valid": self.valid,
-            "parsed": None if self.value is None else self.value.model_dump(),
+            "parsed": self.value.model_dump() if isinstance(self.value, BaseModel)
+            else self.value,
             "error": self.error,
             "calls": [call.model_dump() for call in self.calls],
         }
@@ -97,9 +110,14 @@ class JudgeTask(Generic[T]):
         return None
 
     def request(self, client: JudgeClient, ask: Ask, attempt: int) -> ChatRequest:
-        return client.request(ask.messages, constraint=self.usable_constraint(client),
+        temperature = self.temperature
+        if attempt > 0 and (client.settings.temperature if temperature is None
+                            else temperature) == 0:
+            temperature = REASK_TEMPERATURE
+        return client.request(ask.messages,
+                              constraint=ask.constraint or self.usable_constraint(client),
                               sample_index=ask.sample_index(attempt),
-                              temperature=self.temperature)
+                              temperature=temperature, max_tokens=ask.max_tokens)
 
     def plan(self, client: JudgeClient, asks: Sequence[Ask]) -> DryRunPlan:
         """Cost of the first attempts (re-asks depend on outputs not yet seen)."""

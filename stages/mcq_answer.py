@@ -16,6 +16,7 @@ from interviewsim.jsonio import write_jsonl_atomic
 from interviewsim.llm import ModelHub
 from interviewsim.mcq.answering import GroupPrompt, answer_ask, answer_groups, group_prompt
 from interviewsim.mcq.answering import interview_groups as by_interview
+from interviewsim.mcq.asking import plan_asks
 from interviewsim.mcq.models import McqItem
 from interviewsim.mcq.scoring import mean
 from interviewsim.params import Params
@@ -126,8 +127,8 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, out_dir: 
         for person, items in people():
             prompts = _prompts(person, items, params, embedder)
             for client in clients.values():
-                plan = client.plan([answer_ask(p, client, client.settings.max_tokens)
-                                    .request(client) for p in prompts])
+                plan = plan_asks(client, [answer_ask(p, client, client.settings.max_tokens)
+                                          for p in prompts])
                 plan_totals.update(calls=plan.calls, cache_hits=plan.cache_hits,
                                    est_prompt_tokens=plan.est_prompt_tokens)
         click.echo(f"mcq-answer (dry run): {plan_totals['calls']} calls, "

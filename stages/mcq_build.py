@@ -11,6 +11,7 @@ from tqdm import tqdm
 from interviewsim.corpus import iter_personalities
 from interviewsim.jsonio import write_jsonl_atomic
 from interviewsim.llm import ModelHub
+from interviewsim.mcq.asking import plan_asks
 from interviewsim.mcq.build import atomic_asks, build_personality
 from interviewsim.mcq.models import McqItem
 from interviewsim.stage_summary import write_summary
@@ -55,8 +56,7 @@ def mcq_build(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: boo
     if dry_run:
         calls = hits = tokens = 0
         for person in iter_personalities(prepared_dir):
-            plan = client.plan([a.request(client) for a in
-                                atomic_asks(person, client.supports_grammar)])
+            plan = plan_asks(client, atomic_asks(person, client.supports_grammar))
             calls, hits = calls + plan.calls, hits + plan.cache_hits
             tokens += plan.est_prompt_tokens
         click.echo(f"mcq-build (dry run): {calls} atomic-item calls, {hits} already cached, "

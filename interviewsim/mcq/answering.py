@@ -75,7 +75,7 @@ def answer_ask(group: GroupPrompt, client: ModelClient, min_tokens: int) -> Ask:
     """The request of one group: a grammar when supported, room for every answer line."""
     labels = group.prompt.labels()
     constraint = answer_constraint(labels) if client.supports_grammar else None
-    return Ask(group.prompt.messages(), constraint,
+    return Ask(group.prompt.messages(), constraint=constraint,
                max_tokens=max(min_tokens, LINE_TOKENS * len(labels) + 4))
 
 

@@ -82,7 +82,8 @@ class BuiltPersonality:
 
 def atomic_asks(person: PersonalityData, constrained: bool) -> list[Ask]:
     constraint = atomic_constraint() if constrained else None
-    return [Ask(atomic_messages(p.question, p.response), constraint) for p in person.heldout]
+    return [Ask(atomic_messages(p.question, p.response), constraint=constraint)
+            for p in person.heldout]
 
 
 def _gate(pair: Pair, atomic: AtomicItem, frequencies: DocumentFrequencies,
@@ -123,8 +124,9 @@ def build_personality(person: PersonalityData, client: ModelClient,
 
     n = params.option_count
     asks = [Ask(mcq_messages(atomic, n),
-                mcq_constraint(atomic, n, client.supports_grammar, client.supports_json_schema),
-                mcq_max_tokens(atomic, n, client.settings.max_tokens))
+                constraint=mcq_constraint(atomic, n, client.supports_grammar,
+                                          client.supports_json_schema),
+                max_tokens=mcq_max_tokens(atomic, n, client.settings.max_tokens))
             for _, atomic in candidates]
     mcqs = ask_until_valid(client, asks, lambda i, text: parse_mcq(text, candidates[i][1], n),
                            params.max_attempts, desc=f"mcq {pid}")
