@@ -15,8 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
-from tests.mock_openai import Fault, MockOpenAI, contract_answer
+from tests.mock_openai import MockOpenAI, contract_answer
 from tests.reliability_kit import (
     AGGREGATE,
     ALL_STAGES,
@@ -24,6 +23,8 @@ from tests.reliability_kit import (
     FAKE_KEY,
     KEY_ENV,
     MODEL_STAGES,
+    STAGE_MARKS,
+    TRANSIENT_FAULTS,
     artifacts,
     make_workspace,
     reports,
@@ -32,18 +33,8 @@ from tests.reliability_kit import (
     temp_files,
 )
 
-MARKS = ["You answer interview questions", FACT_SUMMARY_SYSTEM[:40], CS_SYSTEM[:40],
-         FC_SYSTEM[:40], PS_SYSTEM[:40]]
-TRANSIENT = {
-    "429 + Retry-After 0.05 s": lambda m: Fault.rate_limit(retry_after=0.05, match=m),
-    "HTTP 500": lambda m: Fault.http(500, match=m),
-    "HTTP 502": lambda m: Fault.http(502, match=m),
-    "HTTP 503": lambda m: Fault.http(503, match=m),
-    "read timeout (1 s)": lambda m: Fault.timeout(sleep_s=1.5, match=m),
-    "dropped connection": lambda m: Fault.drop(match=m),
-    "malformed JSON body": lambda m: Fault.malformed(match=m),
-    "empty choices": lambda m: Fault.empty_choices(match=m),
-}
+MARKS = list(STAGE_MARKS.values())
+TRANSIENT = dict(TRANSIENT_FAULTS.values())  # label → fault factory
 
 
 def timed(root: Path, stages: tuple[str, ...]) -> tuple[list[int], float]:

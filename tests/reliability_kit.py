@@ -22,8 +22,9 @@ from typing import Any
 
 import yaml
 
+from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
 from tests.factories import make_doc, write_doc
-from tests.mock_openai import MockOpenAI
+from tests.mock_openai import Fault, MockOpenAI
 from tests.stage_runner import chdir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,6 +47,29 @@ def fake_api_key() -> Iterator[None]:
 """A recognisable fake API key: the secrets suite scans every output for it."""
 CACHE = "data/cache/responses.sqlite"
 MODEL_STAGES = ("prepare", "select-context", "generate", "fact-summary", "judge")
+
+GENERATE_SYSTEM_START = "You answer interview questions"
+STAGE_MARKS = {
+    "generate": GENERATE_SYSTEM_START,
+    "fact-summary": FACT_SUMMARY_SYSTEM[:40],
+    "judge/cs": CS_SYSTEM[:40],
+    "judge/fc": FC_SYSTEM[:40],
+    "judge/ps": PS_SYSTEM[:40],
+}
+"""Text unique to each stage's prompts: a fault with this ``match`` hits only that stage."""
+
+TRANSIENT_FAULTS: dict[str, tuple[str, Callable[[str], Fault]]] = {
+    "429-retry-after": ("429 + Retry-After 0.05 s",
+                        lambda m: Fault.rate_limit(retry_after=0.05, match=m)),
+    "500": ("HTTP 500", lambda m: Fault.http(500, match=m)),
+    "502": ("HTTP 502", lambda m: Fault.http(502, match=m)),
+    "503": ("HTTP 503", lambda m: Fault.http(503, match=m)),
+    "read-timeout": ("read timeout (1 s)", lambda m: Fault.timeout(sleep_s=1.5, match=m)),
+    "dropped-connection": ("dropped connection", lambda m: Fault.drop(match=m)),
+    "malformed-json": ("malformed JSON body", lambda m: Fault.malformed(match=m)),
+    "empty-choices": ("empty choices", lambda m: Fault.empty_choices(match=m)),
+}
+"""Every transient fault the suites inject: id → (label for RELIABILITY.md, fault factory)."""
 
 
 def _pipeline() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:

@@ -19,10 +19,12 @@ from pathlib import Path
 import pytest
 
 from interviewsim.jsonio import read_jsonl
-from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
 from tests.mock_openai import Fault, MockOpenAI, contract_answer
 from tests.reliability_kit import (
     CACHE,
+    GENERATE_SYSTEM_START,
+    STAGE_MARKS,
+    TRANSIENT_FAULTS,
     artifacts,
     cache_entries,
     deadline,
@@ -33,26 +35,7 @@ from tests.reliability_kit import (
     temp_files,
 )
 
-GENERATE_SYSTEM_START = "You answer interview questions"
-STAGE_MARKS = {
-    "generate": GENERATE_SYSTEM_START,
-    "fact-summary": FACT_SUMMARY_SYSTEM[:40],
-    "judge/cs": CS_SYSTEM[:40],
-    "judge/fc": FC_SYSTEM[:40],
-    "judge/ps": PS_SYSTEM[:40],
-}
-"""Text unique to each stage's prompts: a fault with this ``match`` hits only that stage."""
-
-TRANSIENT = {
-    "429-retry-after": lambda m: Fault.rate_limit(retry_after=0.05, match=m),
-    "500": lambda m: Fault.http(500, match=m),
-    "502": lambda m: Fault.http(502, match=m),
-    "503": lambda m: Fault.http(503, match=m),
-    "read-timeout": lambda m: Fault.timeout(sleep_s=1.5, match=m),
-    "dropped-connection": lambda m: Fault.drop(match=m),
-    "malformed-json": lambda m: Fault.malformed(match=m),
-    "empty-choices": lambda m: Fault.empty_choices(match=m),
-}
+TRANSIENT = {kind: make for kind, (_, make) in TRANSIENT_FAULTS.items()}
 
 
 @pytest.fixture(scope="module")
@@ -223,7 +206,7 @@ def test_a_closed_port_ends_the_run_with_exit_2_naming_the_endpoint(server: Mock
 def test_a_truncated_judge_output_is_reasked_and_the_cut_answer_kept_for_audit(
         server: MockOpenAI, reference: tuple[dict[str, bytes], int], tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "ws", server, provider={"max_concurrency": 1})
-    server.enqueue(Fault.length(match=CS_SYSTEM[:40]))
+    server.enqueue(Fault.length(match=STAGE_MARKS["judge/cs"]))
     with deadline(60):
         outcomes = run_chain(root)
     assert [o.code for o in outcomes] == [0] * 5
