@@ -4,7 +4,6 @@ runs from the cache. Against the mock's /v1/files and /v1/batches."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,6 @@ from tests.stage_runner import chdir
 
 CHAT = "/v1/chat/completions"
 KEY_ENV = "INTERVIEWSIM_TEST_KEY"
-
-
-@pytest.fixture
-def server() -> Iterator[MockOpenAI]:
-    with MockOpenAI() as mock:
-        yield mock
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,12 +17,6 @@ from tests.mock_openai import Fault, MockOpenAI
 CHAT = "/v1/chat/completions"
 KEY_ENV = "INTERVIEWSIM_TEST_KEY"
 SECRET = "sk-never-logged-123"
-
-
-@pytest.fixture
-def server() -> Iterator[MockOpenAI]:
-    with MockOpenAI() as mock:
-        yield mock
 
 
 @pytest.fixture(autouse=True)

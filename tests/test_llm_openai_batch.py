@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,12 +16,6 @@ from tests.mock_openai import MockOpenAI
 CHAT = "/v1/chat/completions"
 KEY_ENV = "INTERVIEWSIM_TEST_KEY"
 MODEL = ModelSettings(provider="api", model="gpt-test")
-
-
-@pytest.fixture
-def server() -> Iterator[MockOpenAI]:
-    with MockOpenAI() as mock:
-        yield mock
 
 
 @pytest.fixture(autouse=True)

@@ -146,7 +146,6 @@ class OpenAIProvider(Provider):
 
             self._key = self._api_key()
             self._session = aiohttp.ClientSession(
-                base_url=None,
                 connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
                 timeout=aiohttp.ClientTimeout(total=self.settings.timeout_s),
                 headers={"Authorization": f"Bearer {self._key}",
