@@ -37,10 +37,16 @@ def respond(body: dict) -> str:
     return answer_for(body["messages"][0]["content"], body["messages"][-1]["content"])
 
 
-def run(root: Path, stage: str, env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one stage in a child process."""
+def run(root: Path, stage: str, env: dict[str, str],
+        profile: Path | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one stage in a child process (under cProfile, writing
+    ``profile/STAGE.prof``, when ``profile`` is given)."""
     start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "stages", stage], cwd=root, env=env)
+    command = [sys.executable, "-m", "stages", stage]
+    if profile is not None:
+        profile.mkdir(parents=True, exist_ok=True)
+        command[1:1] = ["-m", "cProfile", "-o", str(profile / f"{stage}.prof")]
+    child = subprocess.Popen(command, cwd=root, env=env)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
@@ -57,6 +63,8 @@ def main() -> None:
     parser.add_argument("--ps-runs", type=int, default=1)
     parser.add_argument("--work", type=Path, default=Path("/tmp/interviewsim-bench-stages"))
     parser.add_argument("--stages", nargs="+", default=["generate", "judge"])
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="write a cProfile of each timed stage here (slows the stage)")
     args = parser.parse_args()
 
     corpus = args.work / "corpus"
@@ -95,7 +103,7 @@ def main() -> None:
         print("| stage | requests | wall s | ideal s | % of ideal | requests/s | "
               "stage CPU per request |\n| --- | --- | --- | --- | --- | --- | --- |")
         for stage in args.stages:
-            wall, cpu = run(root, stage, env)
+            wall, cpu = run(root, stage, env, args.profile)
             folder = {"generate": "generated", "judge": "judged",
                       "fact-summary": "fact_summary"}[stage]
             usage = json.loads((root / "data" / "artifacts" / folder / "summary.json")

@@ -134,3 +134,38 @@ def test_heldout_text_inside_a_training_profile_is_caught_in_the_prompt(tmp_path
     contexts.write_text("".join(json.dumps(r) + "\n" for r in records))
     with pytest.raises(LeakageError, match="held-out response text"):
         invoke(root, "generate")
+
+
+def _guard_person(shared: str):
+    from interviewsim.corpus import Pair, PersonalityData
+
+    def pair(seq: int, pos: int, response: str) -> Pair:
+        return Pair(personality_id="P", interview_id=f"I{seq}", sequence=seq, position=pos,
+                    qa_id=f"Q{seq}-{pos}", question=f"Question {seq}.{pos}?", response=response)
+
+    secret = ("the violet lighthouse keeper counted one thousand herons beside the flooded "
+              "quarry at dawn, then wrote their names in a ledger nobody else has seen")
+    person = PersonalityData(
+        personality_id="P", profile="A keeper.", long_profile="A keeper of lights.",
+        train=(pair(0, 0, f"Training text. {shared} More training text."),),
+        heldout=(pair(1, 0, f"{secret} {shared}"),))
+    return person, secret
+
+
+def test_the_guard_catches_a_60_character_leak_at_every_offset_and_allows_shared_text():
+    from interviewsim.generation import LeakageGuard
+    from interviewsim.llm.types import Message
+
+    shared = "as everyone in the harbour town already knows from the radio"
+    person, secret = _guard_person(shared)
+    filler = "Background that is not held out. " * 4
+    for offset in range(len(secret) - 60 + 1):
+        for pad in range(25):
+            leaked = f"{filler[:pad]}{secret[offset : offset + 60]}{filler}"
+            with pytest.raises(LeakageError, match="Q1-0"):
+                LeakageGuard(person).check_prompt([Message(role="user", content=leaked)], "t")
+    # Text the held-out response shares with the training partition is not a leak.
+    guard = LeakageGuard(person)
+    for pad in range(25):
+        guard.check_prompt([Message(role="user", content=f"{filler[:pad]}{shared} {filler}")],
+                           "shared")
