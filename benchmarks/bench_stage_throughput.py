@@ -39,13 +39,12 @@ def respond(body: dict) -> str:
 
 def run(root: Path, stage: str, env: dict[str, str],
         profile: Path | None = None) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one stage in a child process (under cProfile, writing
-    ``profile/STAGE.prof``, when ``profile`` is given)."""
+    """(wall seconds, CPU seconds) of one stage in a child process (every thread under
+    cProfile, written to ``profile``, when it is given)."""
     start = time.perf_counter()
     command = [sys.executable, "-m", "stages", stage]
     if profile is not None:
-        profile.mkdir(parents=True, exist_ok=True)
-        command[1:1] = ["-m", "cProfile", "-o", str(profile / f"{stage}.prof")]
+        command[1:3] = [str(HERE / "profile_threads.py"), str(profile)]
     child = subprocess.Popen(command, cwd=root, env=env)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
@@ -54,17 +53,27 @@ def run(root: Path, stage: str, env: dict[str, str],
     return wall, usage.ru_utime + usage.ru_stime
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a live process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--personalities", type=int, default=120)
     parser.add_argument("--heldout", type=int, default=18)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=256)
+    parser.add_argument("--processes", type=int, default=1,
+                        help="providers.mock.processes: the stages split into this many")
     parser.add_argument("--ps-runs", type=int, default=1)
     parser.add_argument("--work", type=Path, default=Path("/tmp/interviewsim-bench-stages"))
     parser.add_argument("--stages", nargs="+", default=["generate", "judge"])
+    parser.add_argument("--trace", type=Path, default=None,
+                        help="the mock appends 'unix time, requests in flight' here every 50 ms")
     parser.add_argument("--profile", type=Path, default=None,
-                        help="write a cProfile of each timed stage here (slows the stage)")
+                        help="write cProfiles of every thread of each timed stage here (slows it)")
     args = parser.parse_args()
 
     corpus = args.work / "corpus"
@@ -74,7 +83,8 @@ def main() -> None:
            "BENCH_KEY": "sk-bench"}
     mock = subprocess.Popen([sys.executable, str(REPO / "tests" / "mock_openai.py"),
                              "--latency", str(args.latency), "--lifetime", "3600",
-                             "--responder", "bench_stage_throughput:respond"],
+                             "--responder", "bench_stage_throughput:respond",
+                             *(["--trace", str(args.trace)] if args.trace else [])],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     try:
         base_url = mock.stdout.readline().strip()
@@ -86,7 +96,8 @@ def main() -> None:
             "strategies": STRATEGIES,
             "providers": {"mock": {"kind": "openai", "base_url": base_url,
                                    "api_key_env": "BENCH_KEY", "timeout_s": 30,
-                                   "max_concurrency": args.concurrency}},
+                                   "max_concurrency": args.concurrency,
+                                   "processes": args.processes}},
             "models": {"generator": model, "judges": [{"name": "j1", **model}],
                        "mcq_builder": model, "mcq_answerers": [{"name": "a1", **model}]},
             "judge": {"ps_runs": args.ps_runs},
@@ -101,9 +112,13 @@ def main() -> None:
                 continue
             run(root, stage, env)
         print("| stage | requests | wall s | ideal s | % of ideal | requests/s | "
-              "stage CPU per request |\n| --- | --- | --- | --- | --- | --- | --- |")
+              "stage CPU per request | mock CPU per request |\n"
+              "| --- | --- | --- | --- | --- | --- | --- | --- |")
         for stage in args.stages:
+            mock_cpu = cpu_seconds(mock.pid)
+            print(f"# {stage} starts at {time.time():.3f}", flush=True)
             wall, cpu = run(root, stage, env, args.profile)
+            mock_cpu = cpu_seconds(mock.pid) - mock_cpu
             folder = {"generate": "generated", "judge": "judged",
                       "fact-summary": "fact_summary"}[stage]
             usage = json.loads((root / "data" / "artifacts" / folder / "summary.json")
@@ -112,7 +127,8 @@ def main() -> None:
             ideal = requests * args.latency / args.concurrency
             print(f"| {stage} | {requests} | {wall:.2f} | {ideal:.2f} | "
                   f"{100 * ideal / wall:.1f}% | {requests / wall:.0f} | "
-                  f"{1000 * cpu / max(requests, 1):.2f} ms |", flush=True)
+                  f"{1000 * cpu / max(requests, 1):.2f} ms | "
+                  f"{1000 * mock_cpu / max(requests, 1):.2f} ms |", flush=True)
     finally:
         mock.stdin.close()
         mock.wait(timeout=30)

@@ -1,18 +1,25 @@
-"""Feeding an endpoint from a stage: groups of requests big enough to keep it busy.
+"""Feeding an endpoint from a stage: groups of requests big enough to keep it busy, and the
+next group already in flight while one is written.
 
 :func:`fill_batches` groups personalities until one ``complete_many`` holds enough requests
-that its half-empty tail is a small part of it (benchmarks/README.md, "End to end"). Building
-the next group in a background thread while one is in flight was tried and measured: no gain
-(generate 42.9% vs 42.5-43.0% of ideal, judge 59.5-64.6% vs 62.2-62.5%), because the stage is
-CPU-bound and a second thread only competes for the interpreter lock; it was removed.
+that its half-empty tail is a small part of it (benchmarks/README.md, "End to end").
+:func:`overlapped` sends group N+1 while the stage still waits for group N and writes it: both
+share the provider's concurrency limit, so when group N's last requests are in flight the
+free slots already carry group N+1's — no drained tail, no idle endpoint while the stage builds
+prompts or writes records. Results still come back in group order, and a request two groups
+share is answered once for both (the cache keeps the first answer stored).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from typing import TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 def fill_batches(items: Iterable[T], size: Callable[[T], int], target: int
@@ -29,3 +36,43 @@ def fill_batches(items: Iterable[T], size: Callable[[T], int], target: int
             group, total = [], 0
     if group:
         yield group
+
+
+def overlapped(items: Iterable[T], work: Callable[[T], R], ahead: int = 1,
+               stop: Callable[[BaseException], None] | None = None
+               ) -> Iterator[tuple[T, R]]:
+    """``(item, work(item))`` in item order, with ``work`` already running on the next
+    ``ahead`` items, each in a daemon thread (``work`` is expected to wait on the model hub's
+    event loop). When anything fails — a ``work``, building the items, or the consumer —
+    ``stop`` is called (the hub's: no new request starts), the work still running is waited
+    for, so that every answer already on its way is cached, and the first failure is raised."""
+    pending: deque[tuple[T, Future[R]]] = deque()
+    try:
+        for item in items:
+            pending.append((item, _started(work, item)))
+            if len(pending) > ahead:
+                first, future = pending.popleft()
+                yield first, future.result()
+        while pending:
+            first, future = pending.popleft()
+            yield first, future.result()
+    except BaseException as exc:
+        if stop is not None:
+            stop(exc)
+        for _, future in pending:
+            future.exception()  # wait; the first failure is the one raised
+        raise
+
+
+def _started(work: Callable[[T], R], item: T) -> Future[R]:
+    future: Future[R] = Future()
+
+    def run() -> None:
+        future.set_running_or_notify_cancel()
+        try:
+            future.set_result(work(item))
+        except BaseException as exc:  # handed to the consumer, in order
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="interviewsim-overlapped", daemon=True).start()
+    return future

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from interviewsim.batching import fill_batches
+from interviewsim.batching import fill_batches, overlapped
 from interviewsim.context import ContextSelection
 from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
 from interviewsim.generation import ANSWER, LeakageGuard, generation_messages
@@ -23,6 +23,14 @@ from stages.common import (
     params_option,
     progress_enabled,
     read_params,
+)
+from stages.workers import (
+    Shard,
+    by_personality,
+    run_copies,
+    shard_option,
+    shard_params,
+    stage_processes,
 )
 
 
@@ -58,16 +66,24 @@ def _prompts(person: PersonalityData, contexts: list[dict], guard: LeakageGuard)
               show_default=True)
 @click.option("--dry-run", is_flag=True,
               help="Count calls, cache hits and estimated prompt tokens; call nothing.")
+@shard_option
 def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: Path,
-             dry_run: bool) -> None:
+             dry_run: bool, shard: Shard | None) -> None:
     """Ask the generator model to answer every held-out question under every strategy.
 
     Prompts hold the personality id, the selected context and the new question, never a
     held-out response (checked for every prompt; a leak stops the stage with exit 3). A blank
     answer is re-asked with a new sample index up to generate.max_attempts, then recorded as
-    invalid with its reason. Interrupted runs resume from the response cache.
+    invalid with its reason. Interrupted runs resume from the response cache. With
+    ``processes: N`` on the generator's provider the stage runs as N processes.
     """
     params = read_params(params_path)
+    if shard is not None:
+        params = shard_params(params, shard)
+    elif not dry_run and (count := stage_processes(params, [params.models.generator])) > 1:
+        run_copies(click.get_current_context(), count, out_dir,
+                   {"answers.jsonl": by_personality})
+        return
     hub = ModelHub(params)
     click.get_current_context().call_on_close(hub.close)
     hub.check(params.models.generator)
@@ -77,24 +93,31 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
 
     def people():
         contexts = grouped_by_personality(context_dir / "contexts.jsonl")
-        for person in tqdm(iter_personalities(prepared_dir), desc="generate", unit="personality",
-                           disable=not progress_enabled()):
+        for position, person in enumerate(tqdm(
+                iter_personalities(prepared_dir), desc="generate", unit="personality",
+                disable=not progress_enabled())):
             pid, records = next(contexts)
             if pid != person.personality_id:
                 raise click.ClickException(
                     f"{context_dir}/contexts.jsonl is out of date ({pid} vs "
                     f"{person.personality_id}); rerun select-context")
+            if shard is not None and not shard.takes(position):
+                continue
             yield person, list(_prompts(person, records, LeakageGuard(person)))
 
     def answers():
         # Personalities grouped until their prompts fill the provider's concurrency (one at a
-        # time for the embedded model).
-        for chunk in fill_batches(people(), lambda item: len(item[1]), client.batch_target):
+        # time for the embedded model); the next group is in flight while one is written.
+        def ask(chunk):
             asks = [Ask(messages) for _, prompts in chunk for _, _, messages in prompts]
             ids = ", ".join(person.personality_id for person, _ in chunk[:3])
             more = f" +{len(chunk) - 3}" if len(chunk) > 3 else ""
-            outcomes = iter(ANSWER.run(client, asks, params.generate.max_attempts,
-                                       desc=f"generate {ids}{more}"))
+            return ANSWER.run(client, asks, params.generate.max_attempts,
+                              desc=f"generate {ids}{more}")
+
+        chunks = fill_batches(people(), lambda item: len(item[1]), client.batch_target)
+        for chunk, answered in overlapped(chunks, ask, stop=hub.stop):
+            outcomes = iter(answered)
             for person, prompts in chunk:
                 for record, pair, _ in prompts:
                     outcome = next(outcomes)

@@ -12,7 +12,7 @@ import click
 from tqdm import tqdm
 
 from interviewsim import judge_metrics
-from interviewsim.batching import fill_batches
+from interviewsim.batching import fill_batches, overlapped
 from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
 from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
 from interviewsim.judge_constraints import (
@@ -49,6 +49,14 @@ from stages.common import (
     read_params,
 )
 from stages.fact_summary import FACT_SUMMARIES
+from stages.workers import (
+    Shard,
+    by_personality,
+    run_copies,
+    shard_option,
+    shard_params,
+    stage_processes,
+)
 
 CS = "content_similarity"
 FC = "factual_consistency"
@@ -160,9 +168,11 @@ def judge_groups(person: PersonalityData, plan: Plan, tasks: Tasks, params: Para
 
 def judge_person(person: PersonalityData, plan: Plan, judge: NamedModelSettings,
                  params: Params, results: Results, outcomes: list[list[Outcome]],
-                 order: list[int]) -> Iterator[dict]:
-    """One judge's outcomes for one personality: yield its CS/FC judgments, collect PS and
-    metrics. ``outcomes`` are the CS (in ``order``), FC and PS groups of judge_groups."""
+                 order: list[int], ps_runs: list[dict], ps_votes: list[dict]
+                 ) -> Iterator[dict]:
+    """One judge's outcomes for one personality: yield its CS/FC judgments, append its PS runs
+    and votes to ``ps_runs``/``ps_votes``, collect metrics and counts in ``results``.
+    ``outcomes`` are the CS (in ``order``), FC and PS groups of judge_groups."""
     pid, name = person.personality_id, judge.name
     cs: list[Outcome] = [Outcome() for _ in plan.answers]
     for i, outcome in zip(order, outcomes[0], strict=True):
@@ -190,12 +200,12 @@ def judge_person(person: PersonalityData, plan: Plan, judge: NamedModelSettings,
                 runs = [Outcome.invalid(reason) for _ in range(params.judge.ps_runs)]
             results.count(name, "ps_runs", runs)
             for run, outcome in enumerate(runs):
-                results.ps_runs.append({**side, "trait": trait, "run": run, **outcome.record()})
+                ps_runs.append({**side, "trait": trait, "run": run, **outcome.record()})
             vote = vote_runs(runs)
             votes[collection.strategy][trait] = vote
             results.counts[name]["ps_votes"].update(valid=int(vote.vote is not None),
                                                     invalid=int(vote.vote is None))
-            results.ps_votes.append({**side, "trait": trait, **vote.record()})
+            ps_votes.append({**side, "trait": trait, **vote.record()})
     for strategy in params.strategies:
         key = Key(pid, strategy, name)
         mine = [i for i, a in enumerate(plan.answers) if a["strategy"] == strategy]
@@ -214,11 +224,13 @@ def _summaries(path: Path) -> dict[tuple[str, str], dict]:
 
 
 def _inputs(prepared_dir: Path, answers_path: Path, summaries: dict[tuple[str, str], dict],
-            params: Params) -> Iterator[tuple[PersonalityData, list[dict]]]:
-    """Each personality with its answers, checked against params and the fact summaries."""
+            params: Params, shard: Shard | None = None
+            ) -> Iterator[tuple[PersonalityData, list[dict]]]:
+    """Each personality (of ``shard``) with its answers, checked against params and the fact
+    summaries."""
     answers = grouped_by_personality(answers_path)
     wanted = set(params.strategies)
-    for person in iter_personalities(prepared_dir):
+    for position, person in enumerate(iter_personalities(prepared_dir)):
         pid, records = next(answers, (None, []))
         if pid != person.personality_id:
             raise click.ClickException(f"{answers_path} is out of date ({pid} vs "
@@ -232,7 +244,8 @@ def _inputs(prepared_dir: Path, answers_path: Path, summaries: dict[tuple[str, s
             if (pid, judge.name) not in summaries:
                 raise click.ClickException(f"no fact summary for {pid} by judge {judge.name!r}; "
                                            "rerun fact-summary")
-        yield person, records
+        if shard is None or shard.takes(position):
+            yield person, records
 
 
 @click.command()
@@ -247,8 +260,9 @@ def _inputs(prepared_dir: Path, answers_path: Path, summaries: dict[tuple[str, s
               show_default=True, help="Where judgments, PS runs/votes and metrics go.")
 @click.option("--dry-run", is_flag=True,
               help="Count first-attempt calls, cache hits and prompt tokens; call nothing.")
+@shard_option
 def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_dir: Path,
-          out_dir: Path, dry_run: bool) -> None:
+          out_dir: Path, dry_run: bool, shard: Shard | None) -> None:
     """Judge every valid generated answer with every judge in models.judges.
 
     CS: each answer against its held-out reference (score 1-5). FC: each answer against the
@@ -258,8 +272,17 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
     Outputs breaking their contract are re-asked up to judge.max_attempts, then kept with raw
     outputs and the error, excluded from the metrics and counted in summary.json.
     Writes judgments.jsonl, ps_runs.jsonl, ps_votes.jsonl, personality_metrics.jsonl.
+    With ``processes: N`` on the judges' providers the stage runs as N processes.
     """
     params = read_params(params_path)
+    if shard is not None:
+        params = shard_params(params, shard)
+    elif not dry_run and (count := stage_processes(params, params.models.judges)) > 1:
+        metric_order = lambda r: PersonalityMetric(**r).sort_key()  # noqa: E731
+        run_copies(click.get_current_context(), count, out_dir,
+                   {"judgments.jsonl": by_personality, "ps_runs.jsonl": by_personality,
+                    "ps_votes.jsonl": by_personality, "personality_metrics.jsonl": metric_order})
+        return
     judges = sorted(params.models.judges, key=lambda j: j.name)
     summaries = _summaries(summary_dir / FACT_SUMMARIES)
     answers_path = generated_dir / "answers.jsonl"
@@ -267,7 +290,7 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
     skipped: Counter[str] = Counter(answers=0, invalid_answers_not_judged=0)
     with ModelHub(params) as hub:
         clients = {j.name: hub.client(j, label=f"judge/{j.name}") for j in judges}
-        inputs = tqdm(_inputs(prepared_dir, answers_path, summaries, params), desc="judge",
+        inputs = tqdm(_inputs(prepared_dir, answers_path, summaries, params, shard), desc="judge",
                       unit="personality", disable=not progress_enabled())
 
         if dry_run:
@@ -308,24 +331,42 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
                     work[j.name] = (plans, orders, groups)
                 yield chunk, work
 
+        def judged(item: tuple[list[tuple[PersonalityData, list[dict]]], dict]
+                   ) -> dict[str, list[list[Outcome]]]:
+            """Every judge's outcomes for one group (run while the previous group is
+            written)."""
+            chunk, work = item
+            ids = ", ".join(p.personality_id for p, _ in chunk[:3]) + \
+                (f" +{len(chunk) - 3}" if len(chunk) > 3 else "")
+            return {j.name: run_together(clients[j.name], work[j.name][2],
+                                         params.judge.max_attempts, f"judge {j.name} {ids}")
+                    for j in judges}
+
         def judgments() -> Iterator[dict]:
-            for chunk, work in planned():
-                records: dict[tuple[str, str], list[dict]] = {}
-                ids = ", ".join(p.personality_id for p, _ in chunk[:3]) + \
-                    (f" +{len(chunk) - 3}" if len(chunk) > 3 else "")
+            """Judgments, PS runs and PS votes in personality order, then judge order,
+            however the personalities were grouped for the endpoint."""
+            for (chunk, work), outcome_sets in overlapped(planned(), judged, stop=hub.stop):
+                records: dict[tuple[str, str], tuple[list[dict], list[dict], list[dict]]] = {}
                 for j in judges:
-                    plans, orders, groups = work[j.name]
-                    outcomes = run_together(clients[j.name], groups, params.judge.max_attempts,
-                                            f"judge {j.name} {ids}")
+                    plans, orders, _ = work[j.name]
+                    outcomes = outcome_sets[j.name]
                     for k, (person, _) in enumerate(chunk):
-                        records[(person.personality_id, j.name)] = list(judge_person(
+                        runs: list[dict] = []
+                        votes: list[dict] = []
+                        judged_records = list(judge_person(
                             person, plans[k], j, params, results, outcomes[3 * k:3 * k + 3],
-                            orders[k]))
+                            orders[k], runs, votes))
+                        records[(person.personality_id, j.name)] = (judged_records, runs, votes)
                 for person, answers in chunk:
                     skipped.update(answers=len(answers),
                                    invalid_answers_not_judged=sum(not a["valid"] for a in answers))
                     for j in judges:
-                        yield from records[(person.personality_id, j.name)]
+                        judged_records, runs, votes = records[(person.personality_id, j.name)]
+                        yield from judged_records
+                        for run in runs:
+                            results.ps_runs.append(run)
+                        for vote in votes:
+                            results.ps_votes.append(vote)
 
         total = write_jsonl_atomic(out_dir / "judgments.jsonl", judgments())
         write_jsonl_atomic(out_dir / "ps_runs.jsonl", results.ps_runs)

@@ -532,12 +532,21 @@ class BatchApi:
         batch["status"] = "completed"
 
 
+def _trace(server: MockOpenAI, path: str, stop: threading.Event) -> None:
+    with open(path, "a", encoding="utf-8") as out:
+        while not stop.wait(0.05):
+            out.write(f"{time.time():.3f} {server.in_flight}\n")
+            out.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     parser.add_argument("--lifetime", type=float, default=900.0, help="seconds until it stops")
     parser.add_argument("--responder", default=None,
                         help="module:function answering each chat body (default: echo)")
+    parser.add_argument("--trace", default=None,
+                        help="append 'unix time, requests in flight' every 50 ms to this file")
     args = parser.parse_args()
     responder = echo
     if args.responder:
@@ -548,6 +557,9 @@ def main() -> None:
                     responder=responder) as server:
         print(server.base_url, flush=True)
         threading.Thread(target=lambda: (sys.stdin.read(), stdin_closed.set()), daemon=True).start()
+        if args.trace:
+            threading.Thread(target=_trace, args=(server, args.trace, stdin_closed),
+                             daemon=True).start()
         stdin_closed.wait(args.lifetime)  # serve until the parent closes our stdin, or time is up
 
 

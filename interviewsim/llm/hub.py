@@ -92,8 +92,11 @@ class _GroupWriter:
         self._on_stored = on_stored
         self._pending: dict[str, ChatResult] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self.stored = 0
+        """Results added so far."""
 
     def add(self, key: str, result: ChatResult) -> None:
+        self.stored += 1
         self._pending[key] = result
         if not self._tasks or self._tasks[-1].done():
             self._tasks.append(asyncio.create_task(self._drain()))
@@ -149,6 +152,10 @@ class ModelHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._usage: dict[str, _Usage] = {}
+        self._busy_until: dict[str, float] = {}
+        self.stopped: BaseException | None = None
+        """Set by :meth:`stop`: no new request starts until the batches running have ended."""
+        self._fetching = 0
         self._lock = threading.Lock()
 
     @property
@@ -203,6 +210,14 @@ class ModelHub:
             future.cancel()
             raise
 
+    def stop(self, reason: BaseException) -> None:
+        """Start no new request in the batches running now: the stage is failing
+        (``reason``). Requests in flight finish and are cached; a batch that had to leave
+        requests out raises ``reason``. Once none is running the hub takes requests again."""
+        with self._lock:
+            if self.stopped is None and self._fetching:
+                self.stopped = reason
+
     def limit(self, provider_name: str) -> asyncio.Semaphore:
         """The in-flight limit shared by every client of one provider (call on the hub loop)."""
         if provider_name not in self._limits:
@@ -222,15 +237,19 @@ class ModelHub:
         return self.run(limited())
 
     def record_usage(self, client: ModelClient, fresh: Sequence[ChatResult], hits: int,
-                     wall_s: float, answers: Sequence[ChatResult] = ()) -> None:
+                     span: tuple[float, float], answers: Sequence[ChatResult] = ()) -> None:
         """Add one batch: ``fresh`` results were paid now; ``answers`` is every result the
-        batch returned (one per request, from the cache or not)."""
+        batch returned (one per request, from the cache or not); ``span`` its start and end
+        (``perf_counter``). Wall time counts once what overlapping batches share."""
         settings = client.settings
+        key = f"{client.label}/{settings.model}"
+        start, end = span
         with self._lock:
             usage = self._usage.setdefault(
-                f"{client.label}/{settings.model}",
-                _Usage(client.label, settings.provider, settings.model),
-            )
+                key, _Usage(client.label, settings.provider, settings.model))
+            busy_until = self._busy_until.get(key, start)
+            wall_s = max(0.0, end - max(start, busy_until))
+            self._busy_until[key] = max(busy_until, end)
             usage.calls += len(fresh)
             usage.cache_hits += hits
             usage.prompt_tokens += sum(r.usage.prompt_tokens for r in fresh)
@@ -389,7 +408,7 @@ class ModelClient:
         finally:
             bar.close()
             self.hub.cache.record(self.stats_name, hits, len(slots))
-            self.hub.record_usage(self, fresh, hits, time.perf_counter() - start,
+            self.hub.record_usage(self, fresh, hits, (start, time.perf_counter()),
                                   [r for r in results if r is not None])
         return cast(list[ChatResult], results)
 
@@ -414,18 +433,28 @@ class ModelClient:
 
         async def one(key: str, request: ChatRequest) -> None:
             async with limit:
-                if failures:
+                if failures or self.hub.stopped is not None:
                     return
                 try:
                     result = await self.provider.complete(self.settings.model, request)
                 except Exception as exc:
                     failures.append(exc)
+                    self.hub.stop(exc)
                     return
             writer.add(key, result.model_copy(update={"cache_key": key, "cached": False}))
 
+        with self.hub._lock:
+            self.hub._fetching += 1
         try:
             await asyncio.gather(*(one(key, request) for key, request in misses.items()))
         finally:
             await writer.flush()
+            with self.hub._lock:
+                self.hub._fetching -= 1
+                stopped = self.hub.stopped
+                if not self.hub._fetching:
+                    self.hub.stopped = None
         if failures:
             raise failures[0]
+        if stopped is not None and writer.stored < len(misses):
+            raise stopped  # requests left unsent: the stage's failure is the reason

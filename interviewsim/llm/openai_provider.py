@@ -1,15 +1,17 @@
-"""Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, a llama.cpp server) via ``openai``.
+"""Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, a llama.cpp server).
 
-The client's own retries are disabled (``max_retries=0``) so that :mod:`interviewsim.llm.retry`
-is the only retry loop and every attempt is counted once. The API key is read from the
-environment when the client is built; it is never stored in settings, keys or logs.
+:mod:`interviewsim.llm.retry` is the only retry loop, so every attempt is counted once. The API
+key is read from the environment when the first request is built; it is never stored in
+settings, keys or logs.
 
-Chat and embedding requests are plain JSON POSTs on one ``aiohttp`` session, the JSON body
-built here and the answer read here. Client CPU per request is what caps throughput at high
-concurrency (benchmarks/README.md): the typed ``chat.completions.create`` path cost ~1 ms more
-than the client's plain ``post``, and that ``post`` itself ~1 ms more than a bare aiohttp
-request. Reading four fields by hand also makes every malformed body an explicit, retryable
-fault. The ``openai`` client is still used for the Files and Batches routes of batch mode.
+Chat and embedding requests are plain JSON POSTs on pooled keep-alive connections
+(:mod:`interviewsim.llm.http1`), the JSON body built here and the answer read here. Client CPU
+per request is what caps throughput at high concurrency (benchmarks/README.md): the typed
+``chat.completions.create`` path cost ~1 ms more than the ``openai`` client's plain ``post``,
+that ``post`` ~1 ms more than a bare aiohttp request, and aiohttp ~0.25 ms more than
+:class:`~interviewsim.llm.http1.Http1Pool`. Reading four fields by hand also makes every
+malformed body an explicit, retryable fault. The ``openai`` client (its own retries disabled,
+``max_retries=0``) is used only for the Files and Batches routes of batch mode.
 """
 
 from __future__ import annotations
@@ -17,15 +19,17 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 from interviewsim.errors import ProviderError
+from interviewsim.llm.http1 import Http1Pool
 from interviewsim.llm.provider import Provider, sampling_seed
 from interviewsim.llm.retry import RetryableFault, RetryPolicy, log, parse_retry_after
 from interviewsim.llm.settings import OpenAIProviderSettings
 from interviewsim.llm.types import ChatRequest, ChatResult, Usage
+
+if TYPE_CHECKING:
+    import openai
 
 _RETRYABLE_STATUS = {408, 409, 429}
 
@@ -57,7 +61,7 @@ class OpenAIProvider(Provider):
             settings.max_attempts, settings.backoff_initial_s, settings.backoff_max_s
         )
         self._client: openai.AsyncOpenAI | None = None
-        self._session: Any = None  # aiohttp.ClientSession, built inside the hub's loop
+        self._session: Http1Pool | None = None  # built inside the hub's loop
         self._key = ""
 
     def _api_key(self) -> str:
@@ -84,8 +88,11 @@ class OpenAIProvider(Provider):
 
         It uses the client's aiohttp transport when aiohttp is installed: httpx's connection
         pool scans every pooled connection per request, which cost 2.5-3x the CPU per request
-        at concurrency 128 (benchmarks/README.md)."""
+        at concurrency 128 (benchmarks/README.md). ``openai`` is imported here, not at module
+        level: the package takes ~1.3 s to import, and chat and embeddings never need it."""
         if self._client is None:
+            import openai
+
             try:
                 http_client = openai.DefaultAioHttpClient(timeout=self.settings.timeout_s)
             except RuntimeError:  # openai without its aiohttp extra: the default httpx pool
@@ -138,33 +145,28 @@ class OpenAIProvider(Provider):
                 fault.description = fault.description.replace(key, "<redacted>")
         return fault
 
-    def session(self) -> Any:
-        """The aiohttp session for chat and embeddings, built on first use in the hub's loop.
-        Its connector is unbounded: the hub's semaphore is what limits concurrency."""
+    def session(self) -> Http1Pool:
+        """The connection pool for chat and embeddings, built on first use in the hub's loop.
+        It opens as many connections as requests are in flight: the hub's semaphore is what
+        limits concurrency."""
         if self._session is None:
-            import aiohttp
-
             self._key = self._api_key()
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
-                timeout=aiohttp.ClientTimeout(total=self.settings.timeout_s),
+            self._session = Http1Pool(
+                self.settings.base_url, timeout_s=self.settings.timeout_s,
                 headers={"Authorization": f"Bearer {self._key}",
-                         "Content-Type": "application/json", "Accept": "application/json"},
-            )
+                         "Content-Type": "application/json", "Accept": "application/json"})
         return self._session
 
     async def _post(self, model: str, route: str, body: dict[str, Any]) -> dict[str, Any]:
         """One attempt: the decoded JSON object, or a fault for the retry loop."""
-        import aiohttp
-
-        url = self.settings.base_url.rstrip("/") + route
         try:
-            async with self.session().post(url, data=json.dumps(body).encode("utf-8")) as reply:
-                status, headers, raw = reply.status, reply.headers, await reply.read()
-            log.debug("POST %s -> HTTP %d, %d bytes", url, status, len(raw))
+            reply = await self.session().post(route, json.dumps(body).encode("utf-8"))
+            status, headers, raw = reply.status, reply.headers, reply.body
+            log.debug("POST %s%s -> HTTP %d, %d bytes", self.settings.base_url, route, status,
+                      len(raw))
         except TimeoutError:
             raise RetryableFault(f"no response within {self.settings.timeout_s:g}s") from None
-        except aiohttp.ClientError as exc:
+        except OSError as exc:  # refused, reset, closed early, TLS, or not HTTP
             raise self._redacted(RetryableFault(f"connection failed: {exc}")) from exc
         if status >= 300:
             if status in _RETRYABLE_STATUS or status >= 500:

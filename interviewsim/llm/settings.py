@@ -35,7 +35,11 @@ class OpenAIProviderSettings(_Settings):
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable that holds the API key (the key is never stored)."""
     max_concurrency: int = Field(32, gt=0)
-    """Requests in flight at once."""
+    """Requests in flight at once (for the whole stage, however many ``processes`` it runs)."""
+    processes: int = Field(1, gt=0)
+    """Processes that generate and judge split into, each over every N-th personality with
+    ``max_concurrency / processes`` in flight (stages/workers.py). One Python process drives
+    about one core; at hundreds of requests in flight a stage needs more than that."""
     structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
     """How a JSON-schema constraint is sent: OpenAI strict ``json_schema``, llama.cpp-server
     ``json_object`` with a schema, or ``none`` (prompt only)."""

@@ -1,0 +1,180 @@
+"""One stage as several processes, each over a shard of the personalities.
+
+A stage whose models sit behind an HTTP provider with ``processes: N`` (params.yaml) starts N
+copies of itself, ``--shard K/N`` each: copy K takes the personalities at positions K, K+N, ...
+(in id order) and sends ``max_concurrency / N`` requests at a time, so the provider's limit
+holds for the stage as a whole. Each copy writes its artifacts into a folder of its own;
+when all have exited 0 the parent merges them in personality order into the stage's out-dir
+(byte-identical to a one-process run: the same records in the same order) and adds up their
+summaries. One Python process drives one core (its event loop and prompt building share the
+interpreter lock); the copies are how a stage uses the others.
+
+A copy that fails stops the rest; the stage exits with that copy's exit code and writes
+nothing. Finished model calls are in the shared response cache, so a rerun repeats none.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from interviewsim.jsonio import load_json_strict, read_jsonl, write_jsonl_atomic
+from interviewsim.llm.settings import ModelSettings, OpenAIProviderSettings
+from interviewsim.params import Params
+from interviewsim.stage_summary import write_summary
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Copy ``index`` of ``count``."""
+
+    index: int
+    count: int
+
+    def takes(self, position: int) -> bool:
+        return position % self.count == self.index
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+class _ShardType(click.ParamType):
+    name = "K/N"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> Shard:
+        if isinstance(value, Shard):
+            return value
+        index, _, count = str(value).partition("/")
+        if index.isdigit() and count.isdigit() and int(index) < int(count):
+            return Shard(int(index), int(count))
+        self.fail(f"{value!r} is not K/N with 0 <= K < N", param, ctx)
+
+
+shard_option = click.option(
+    "--shard", type=_ShardType(), default=None, hidden=True,
+    help="Internal: run copy K of N over every N-th personality (set by the stage itself).")
+
+
+def stage_processes(params: Params, models: Iterable[ModelSettings]) -> int:
+    """How many copies a stage runs: the largest ``processes`` among its models' providers
+    (1 for the embedded and scripted providers, which have no such setting)."""
+    counts = [getattr(params.providers[m.provider], "processes", 1) for m in models]
+    return max(counts, default=1)
+
+
+def shard_params(params: Params, shard: Shard) -> Params:
+    """params as one copy sees them: every HTTP provider's concurrency divided among the
+    copies (at least 1 each), and one process."""
+    providers = {
+        name: settings.model_copy(update={
+            "max_concurrency": max(1, settings.max_concurrency // shard.count), "processes": 1})
+        if isinstance(settings, OpenAIProviderSettings) else settings
+        for name, settings in params.providers.items()
+    }
+    return params.model_copy(update={"providers": providers})
+
+
+def _argv(ctx: click.Context, skip: set[str]) -> list[str]:
+    """The command line that reproduces ``ctx``'s options, minus those named in ``skip``."""
+    argv: list[str] = []
+    for param in ctx.command.params:
+        if not isinstance(param, click.Option) or param.name in skip:
+            continue
+        value = ctx.params.get(param.name)
+        flag = max(param.opts, key=len)
+        if param.is_flag:
+            argv += [flag] if value else []
+        elif param.multiple:
+            for item in value or ():
+                argv += [flag, str(item)]
+        elif value is not None:
+            argv += [flag, str(value)]
+    return argv
+
+
+Key = Callable[[dict], Any]
+
+
+def by_personality(record: dict) -> str:
+    return record["personality_id"]
+
+
+def _merged(paths: list[Path], key: Key) -> Iterator[dict]:
+    """The shards' records in ``key`` order (each shard file is already in that order)."""
+    last = None
+    for record in heapq.merge(*(read_jsonl(p) for p in paths), key=key):
+        current = key(record)
+        if last is not None and current < last:
+            raise RuntimeError(f"{paths[0].name}: a shard is not in order at {current!r}")
+        last = current
+        yield record
+
+
+def _add(total: Any, value: Any, field: str = "") -> Any:
+    """Summaries added up: numbers summed (wall times: the longest), dicts key by key, equal
+    labels kept."""
+    if isinstance(total, dict):
+        return {k: _add(total.get(k), value.get(k), k) if k in total and k in value
+                else total.get(k, value.get(k)) for k in {**total, **value}}
+    if isinstance(total, bool) or not isinstance(total, int | float):
+        return total if total is not None else value
+    if value is None:
+        return total
+    return max(total, value) if field.endswith("wall_s") else total + value
+
+
+def run_copies(ctx: click.Context, count: int, out_dir: Path, files: dict[str, Key]) -> None:
+    """Run ``ctx``'s command as ``count`` copies and merge their ``files`` (JSON Lines, each
+    with its order key) and summary.json into ``out_dir``. Exits with a failed copy's code."""
+    work = out_dir / f".copies-{os.getpid()}"
+    shutil.rmtree(work, ignore_errors=True)
+    argv = _argv(ctx, {"shard", "out_dir"})
+    children: list[subprocess.Popen] = []
+    click.echo(f"{ctx.info_name}: {count} processes, every {count}th personality each",
+               err=True)
+    try:
+        for k in range(count):
+            env = dict(os.environ)
+            if k:  # one progress bar: the copies are the same size within a personality
+                env["INTERVIEWSIM_PROGRESS"] = "0"
+            children.append(subprocess.Popen(
+                [sys.executable, "-m", "stages", ctx.info_name, *argv,
+                 "--shard", f"{k}/{count}", "--out-dir", str(work / str(k))], env=env))
+        failed = 0
+        while not failed and any(child.poll() is None for child in children):
+            failed = next((c.returncode for c in children if c.returncode), 0)
+            time.sleep(0.05)
+        failed = failed or next((c.returncode for c in children if c.returncode), 0)
+        if failed:
+            for child in children:
+                if child.poll() is None:
+                    child.send_signal(signal.SIGTERM)
+            for child in children:
+                child.wait()
+            raise SystemExit(failed if failed > 0 else 1)
+        shards = [work / str(k) for k in range(count)]
+        for name, key in files.items():
+            write_jsonl_atomic(out_dir / name, _merged([s / name for s in shards], key))
+        summaries = [load_json_strict(s / "summary.json") for s in shards]
+        total = summaries[0]
+        for summary in summaries[1:]:
+            total = _add(total, summary)
+        write_summary(out_dir / "summary.json", total["counts"], total["usage"])
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        shutil.rmtree(work, ignore_errors=True)
