@@ -22,18 +22,19 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def fill_batches(items: Iterable[T], size: Callable[[T], int], target: int
-                 ) -> Iterator[list[T]]:
-    """Consecutive items grouped until their summed ``size`` reaches ``target`` (the last
-    group may be smaller); order is kept."""
+def fill_batches(items: Iterable[T], size: Callable[[T], int], target: int,
+                 first: int | None = None) -> Iterator[list[T]]:
+    """Consecutive items grouped until their summed ``size`` reaches ``target`` (``first``
+    for the first group; the last group may be smaller); order is kept."""
     group: list[T] = []
     total = 0
+    goal = target if first is None else first
     for item in items:
         group.append(item)
         total += size(item)
-        if total >= target:
+        if total >= goal:
             yield group
-            group, total = [], 0
+            group, total, goal = [], 0, target
     if group:
         yield group
 

@@ -199,13 +199,19 @@ def write_json_atomic(path: str | Path, value: Any) -> None:
 
 def write_jsonl_atomic(path: str | Path, records: Iterable[dict]) -> int:
     """Stream records to a JSON Lines file atomically; returns the number written."""
+    return write_lines_atomic(
+        path, (json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+               for record in records))
+
+
+def write_lines_atomic(path: str | Path, lines: Iterable[str]) -> int:
+    """Stream lines (each ending in a newline) to a file atomically; returns how many."""
     path = Path(path)
     handle, tmp = _atomic_open(path)
     count = 0
     try:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True))
-            handle.write("\n")
+        for line in lines:
+            handle.write(line)
             count += 1
         _commit(handle, tmp, path)
     except BaseException:

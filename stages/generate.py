@@ -115,7 +115,8 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
             return ANSWER.run(client, asks, params.generate.max_attempts,
                               desc=f"generate {ids}{more}")
 
-        chunks = fill_batches(people(), lambda item: len(item[1]), client.batch_target)
+        chunks = fill_batches(people(), lambda item: len(item[1]), client.batch_target,
+                              first=client.first_batch_target)
         for chunk, answered in overlapped(chunks, ask, stop=hub.stop):
             outcomes = iter(answered)
             for person, prompts in chunk:

@@ -310,13 +310,14 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
             return
 
         target = max(c.batch_target for c in clients.values())
+        first = max(c.first_batch_target for c in clients.values())
         per_person = 5 * (len(params.strategies) + 1) * params.judge.ps_runs
 
         def planned() -> Iterator[tuple[list[tuple[PersonalityData, list[dict]]], dict]]:
             """Personalities grouped until their asks fill the endpoint's concurrency, each
             group with every judge's plans and (task, asks) groups."""
             size = lambda item: 2 * len(item[1]) + per_person  # noqa: E731
-            for chunk in fill_batches(inputs, size, target):
+            for chunk in fill_batches(inputs, size, target, first):
                 work = {}
                 for j in judges:
                     tasks = Tasks.of(j, params)

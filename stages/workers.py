@@ -16,12 +16,15 @@ nothing. Finished model calls are in the shared response cache, so a rerun repea
 from __future__ import annotations
 
 import heapq
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +32,7 @@ from typing import Any
 
 import click
 
-from interviewsim.jsonio import load_json_strict, read_jsonl, write_jsonl_atomic
+from interviewsim.jsonio import load_json_strict, write_lines_atomic
 from interviewsim.llm.settings import ModelSettings, OpenAIProviderSettings
 from interviewsim.params import Params
 from interviewsim.stage_summary import write_summary
@@ -111,15 +114,22 @@ def by_personality(record: dict) -> str:
     return record["personality_id"]
 
 
-def _merged(paths: list[Path], key: Key) -> Iterator[dict]:
-    """The shards' records in ``key`` order (each shard file is already in that order)."""
+def _keyed_lines(path: Path, key: Key) -> Iterator[tuple[Any, str]]:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            yield key(json.loads(line)), line
+
+
+def _merged(paths: list[Path], key: Key) -> Iterator[str]:
+    """The shards' lines in ``key`` order (each shard file is already in that order), as
+    written: merging does not re-encode a record."""
     last = None
-    for record in heapq.merge(*(read_jsonl(p) for p in paths), key=key):
-        current = key(record)
+    for current, line in heapq.merge(*(_keyed_lines(p, key) for p in paths),
+                                     key=lambda pair: pair[0]):
         if last is not None and current < last:
             raise RuntimeError(f"{paths[0].name}: a shard is not in order at {current!r}")
         last = current
-        yield record
+        yield line
 
 
 def _add(total: Any, value: Any, field: str = "") -> Any:
@@ -135,27 +145,88 @@ def _add(total: Any, value: Any, field: str = "") -> Any:
     return max(total, value) if field.endswith("wall_s") else total + value
 
 
+class _Forked:
+    """A copy forked from this process, with the part of Popen's interface run_copies uses."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, sig)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+def _fork(argv: list[str], quiet: bool) -> _Forked:
+    """Run ``interviewsim ARGV`` in a forked copy of this process: it starts with every module
+    already imported (half a second per copy). Only called with no other thread running."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid:
+        return _Forked(pid)
+    code = 1
+    try:
+        from stages.cli import main
+
+        if quiet:
+            os.environ["INTERVIEWSIM_PROGRESS"] = "0"
+        sys.argv = ["interviewsim", *argv]
+        main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - report, then leave with 1
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def _spawn(argv: list[str], quiet: bool) -> subprocess.Popen:
+    """Run ``interviewsim ARGV`` as a new interpreter (when this process has threads, which a
+    fork would not carry over)."""
+    env = dict(os.environ)
+    if quiet:
+        env["INTERVIEWSIM_PROGRESS"] = "0"
+    return subprocess.Popen([sys.executable, "-m", "stages", *argv], env=env)
+
+
 def run_copies(ctx: click.Context, count: int, out_dir: Path, files: dict[str, Key]) -> None:
     """Run ``ctx``'s command as ``count`` copies and merge their ``files`` (JSON Lines, each
     with its order key) and summary.json into ``out_dir``. Exits with a failed copy's code."""
     work = out_dir / f".copies-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
-    argv = _argv(ctx, {"shard", "out_dir"})
-    children: list[subprocess.Popen] = []
-    click.echo(f"{ctx.info_name}: {count} processes, every {count}th personality each",
-               err=True)
+    argv = [str(ctx.info_name), *_argv(ctx, {"shard", "out_dir"})]
+    start = _fork if threading.active_count() == 1 and hasattr(os, "fork") else _spawn
+    children: list[Any] = []
+    how = "forked" if start is _fork else "new interpreters"
+    click.echo(f"{ctx.info_name}: {count} processes ({how}), each over 1 in {count} "
+               "personalities", err=True)
     try:
         for k in range(count):
-            env = dict(os.environ)
-            if k:  # one progress bar: the copies are the same size within a personality
-                env["INTERVIEWSIM_PROGRESS"] = "0"
-            children.append(subprocess.Popen(
-                [sys.executable, "-m", "stages", ctx.info_name, *argv,
-                 "--shard", f"{k}/{count}", "--out-dir", str(work / str(k))], env=env))
+            # one progress bar: the copies are the same size within a personality
+            children.append(start([*argv, "--shard", f"{k}/{count}",
+                                   "--out-dir", str(work / str(k))], quiet=k > 0))
         failed = 0
         while not failed and any(child.poll() is None for child in children):
             failed = next((c.returncode for c in children if c.returncode), 0)
-            time.sleep(0.05)
+            time.sleep(0.02)
         failed = failed or next((c.returncode for c in children if c.returncode), 0)
         if failed:
             for child in children:
@@ -166,7 +237,7 @@ def run_copies(ctx: click.Context, count: int, out_dir: Path, files: dict[str, K
             raise SystemExit(failed if failed > 0 else 1)
         shards = [work / str(k) for k in range(count)]
         for name, key in files.items():
-            write_jsonl_atomic(out_dir / name, _merged([s / name for s in shards], key))
+            write_lines_atomic(out_dir / name, _merged([s / name for s in shards], key))
         summaries = [load_json_strict(s / "summary.json") for s in shards]
         total = summaries[0]
         for summary in summaries[1:]:

@@ -75,3 +75,7 @@ def test_overlapped_stops_when_building_an_item_fails():
         list(overlapped(items(), work, stop=stopped.append))
     assert finished == [0], "the work in flight finished before the error surfaced"
     assert [type(r) for r in stopped] == [KeyError]
+
+
+def test_the_first_group_can_be_smaller_so_the_endpoint_starts_early() -> None:
+    assert list(fill_batches([3, 4, 1, 9, 2], lambda n: n, 7, first=3)) == [[3], [4, 1, 9], [2]]

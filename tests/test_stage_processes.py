@@ -19,6 +19,7 @@ from tests.reliability_kit import (
     make_workspace,
     run_chain,
     run_cli,
+    run_stage,
     temp_files,
 )
 
@@ -53,15 +54,23 @@ def usage(root: Path, folder: str) -> dict:
 def test_three_processes_write_exactly_what_one_process_writes(tmp_path, server):
     one = workspace(tmp_path / "one", server, processes=1)
     three = workspace(tmp_path / "three", server, processes=3)
+    forked = workspace(tmp_path / "forked", server, processes=3)
     assert [o.code for o in run_chain(one, STAGES)] == [0] * len(STAGES)
     server.max_in_flight = 0
+    # In this process (the mock's thread is running) the copies are new interpreters ...
     outcomes = run_chain(three, STAGES)
     assert [o.code for o in outcomes] == [0] * len(STAGES), outcomes[-1].output
+    # ... and from a stage process of its own, forks of it.
+    assert [o.code for o in run_chain(forked, STAGES[:3])] == [0, 0, 0]
+    for stage in STAGES[3:]:
+        outcome = run_stage(forked, stage)
+        assert outcome.code == 0 and "3 processes (forked)" in outcome.stderr, outcome.output
 
-    assert "3 processes" in outcomes[3].stderr and "3 processes" in outcomes[4].stderr
+    assert all("3 processes (new interpreters)" in o.stderr for o in outcomes[3:])
     assert artifacts(three) == artifacts(one)  # answers, judgments, PS runs/votes, metrics
+    assert artifacts(forked) == artifacts(one)
     for folder in ("generated", "judged"):
-        assert usage(three, folder) == usage(one, folder)
+        assert usage(three, folder) == usage(one, folder) == usage(forked, folder)
     assert server.max_in_flight <= 6  # max_concurrency holds for the stage, not per process
     assert temp_files(three) == []
     assert not list((three / "data/artifacts").rglob(".copies-*"))

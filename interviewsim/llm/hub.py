@@ -324,6 +324,12 @@ class ModelClient:
         return 8 * max(1, self.provider.max_concurrency)
 
     @property
+    def first_batch_target(self) -> int:
+        """The first batch of a stage: one wave, so the endpoint has work while the stage
+        still reads and builds the rest (:func:`interviewsim.batching.fill_batches`)."""
+        return max(1, self.provider.max_concurrency)
+
+    @property
     def supports_json_schema(self) -> bool:
         return self.provider.supports_json_schema
 
