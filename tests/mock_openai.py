@@ -1,7 +1,7 @@
 """A programmable OpenAI-compatible HTTP server on 127.0.0.1, for tests and benchmarks.
 
 It serves ``POST /v1/chat/completions`` and ``POST /v1/embeddings`` with deterministic answers
-after a fixed latency, and injects queued faults: 429 with Retry-After, any 5xx, a read timeout
+a fixed latency after each request arrives (its own work happens within it), and injects queued faults: 429 with Retry-After, any 5xx, a read timeout
 (it sleeps past the client's timeout), a dropped connection, a malformed JSON body, an empty
 ``choices`` list, and ``finish_reason: length``. Each queued fault is used by one request (the
 first whose body contains its ``match`` text, when given). It counts requests per path, keeps
@@ -354,6 +354,13 @@ class MockOpenAI:
         finally:
             self.in_flight -= 1
 
+    async def _latency(self, arrived: float) -> None:
+        """Wait until ``latency_s`` after the request arrived: the server's own parsing and
+        answering happen within that time instead of adding to it, so a burst of answers due
+        at once is not served late by the mock's own CPU."""
+        if self.latency_s:
+            await asyncio.sleep(max(0.0, arrived + self.latency_s - time.monotonic()))
+
     async def _respond(self, writer: asyncio.StreamWriter, path: str, headers: dict[str, str],
                        raw: bytes) -> bool:
         arrived = time.monotonic()
@@ -365,11 +372,10 @@ class MockOpenAI:
         fault = self._take_fault(raw)
         if fault is not None:
             self.faults_used[fault.kind if fault.kind != "status" else str(fault.status)] += 1
-        if self.latency_s:
-            await asyncio.sleep(self.latency_s)
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
+            await self._latency(arrived)
             await self._send(writer, 400, {"error": {"message": "body is not JSON"}})
             return True
         self.bodies.append(body)
@@ -384,8 +390,16 @@ class MockOpenAI:
                 await asyncio.wait_for(released.wait(), self.lifetime_s)
             return False
         if fault is not None and fault.kind == "timeout":
+            await self._latency(arrived)
             await asyncio.sleep(fault.sleep_s)
             return False
+        payload = None  # answered before the wait, so the wait is the whole latency
+        if fault is None or fault.kind not in ("drop", "status", "malformed"):
+            if path == CHAT:
+                payload = self._chat(body, fault)
+            elif path == "/v1/embeddings":
+                payload = self._embeddings(body)
+        await self._latency(arrived)
         if fault is not None and fault.kind == "drop":
             writer.transport.abort()
             return False
@@ -400,11 +414,7 @@ class MockOpenAI:
         if fault is not None and fault.kind == "malformed":
             await self._send_raw(writer, 200, b'{"id": "chatcmpl-broken", "choices": [', {})
             return True
-        if path == CHAT:
-            payload = self._chat(body, fault)
-        elif path == "/v1/embeddings":
-            payload = self._embeddings(body)
-        else:
+        if payload is None:
             await self._send(writer, 404, {"error": {"message": f"no route {path}"}})
             return True
         if fault is None:

@@ -135,6 +135,10 @@ def submitting_batches() -> Iterator[None]:
         _SUBMIT_BATCHES.reset(token)
 
 
+LOOP_SWITCH_INTERVAL_S = 0.0005
+"""The interpreter's thread switch interval while a hub's event loop runs."""
+
+
 class ModelHub:
     """Providers by name (built lazily), the response cache, and usage per client."""
 
@@ -197,6 +201,12 @@ class ModelHub:
         """Run a coroutine on the hub's event loop thread and wait for its result."""
         with self._lock:
             if self._loop is None:
+                # The loop thread shares the interpreter lock with the stage's own threads
+                # (building prompts, writing records). Every socket write releases the lock,
+                # and at Python's default 5 ms switch interval the loop could then wait that
+                # long to get it back, with hundreds of answers waiting on it; 0.5 ms keeps
+                # the loop's turnaround short (benchmarks/README.md, "End to end").
+                sys.setswitchinterval(min(sys.getswitchinterval(), LOOP_SWITCH_INTERVAL_S))
                 self._loop = asyncio.new_event_loop()
                 self._thread = threading.Thread(
                     target=self._loop.run_forever, name="interviewsim-llm", daemon=True
