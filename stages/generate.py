@@ -24,14 +24,7 @@ from stages.common import (
     progress_enabled,
     read_params,
 )
-from stages.workers import (
-    Shard,
-    by_personality,
-    run_copies,
-    shard_option,
-    shard_params,
-    stage_processes,
-)
+from stages.workers import Shard, as_copies, by_personality, shard_option
 
 
 def _selection(record: dict) -> ContextSelection:
@@ -77,12 +70,10 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
     invalid with its reason. Interrupted runs resume from the response cache. With
     ``processes: N`` on the generator's provider the stage runs as N processes.
     """
-    params = read_params(params_path)
-    if shard is not None:
-        params = shard_params(params, shard)
-    elif not dry_run and (count := stage_processes(params, [params.models.generator])) > 1:
-        run_copies(click.get_current_context(), count, out_dir,
-                   {"answers.jsonl": by_personality})
+    whole = read_params(params_path)
+    params = as_copies(whole, shard, dry_run, [whole.models.generator],
+                       {"answers.jsonl": by_personality})
+    if params is None:
         return
     hub = ModelHub(params)
     click.get_current_context().call_on_close(hub.close)

@@ -49,14 +49,7 @@ from stages.common import (
     read_params,
 )
 from stages.fact_summary import FACT_SUMMARIES
-from stages.workers import (
-    Shard,
-    by_personality,
-    run_copies,
-    shard_option,
-    shard_params,
-    stage_processes,
-)
+from stages.workers import Shard, as_copies, by_personality, shard_option
 
 CS = "content_similarity"
 FC = "factual_consistency"
@@ -274,14 +267,12 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
     Writes judgments.jsonl, ps_runs.jsonl, ps_votes.jsonl, personality_metrics.jsonl.
     With ``processes: N`` on the judges' providers the stage runs as N processes.
     """
-    params = read_params(params_path)
-    if shard is not None:
-        params = shard_params(params, shard)
-    elif not dry_run and (count := stage_processes(params, params.models.judges)) > 1:
-        metric_order = lambda r: PersonalityMetric(**r).sort_key()  # noqa: E731
-        run_copies(click.get_current_context(), count, out_dir,
-                   {"judgments.jsonl": by_personality, "ps_runs.jsonl": by_personality,
-                    "ps_votes.jsonl": by_personality, "personality_metrics.jsonl": metric_order})
+    whole = read_params(params_path)
+    params = as_copies(whole, shard, dry_run, whole.models.judges, {
+        "judgments.jsonl": by_personality, "ps_runs.jsonl": by_personality,
+        "ps_votes.jsonl": by_personality,
+        "personality_metrics.jsonl": lambda r: PersonalityMetric(**r).sort_key()})
+    if params is None:
         return
     judges = sorted(params.models.judges, key=lambda j: j.name)
     summaries = _summaries(summary_dir / FACT_SUMMARIES)

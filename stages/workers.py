@@ -7,7 +7,10 @@ holds for the stage as a whole. Each copy writes its artifacts into a folder of 
 when all have exited 0 the parent merges them in personality order into the stage's out-dir
 (byte-identical to a one-process run: the same records in the same order) and adds up their
 summaries. One Python process drives one core (its event loop and prompt building share the
-interpreter lock); the copies are how a stage uses the others.
+interpreter lock); the copies are how a stage uses the others. They are forks of the stage
+process, taken before it starts any thread, so they begin with everything imported; in a
+process that already runs threads (a test with an in-process mock endpoint) they are new
+interpreters instead.
 
 A copy that fails stops the rest; the stage exits with that copy's exit code and writes
 nothing. Finished model calls are in the shared response cache, so a rerun repeats none.
@@ -249,3 +252,18 @@ def run_copies(ctx: click.Context, count: int, out_dir: Path, files: dict[str, K
                 child.kill()
                 child.wait()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def as_copies(params: Params, shard: Shard | None, dry_run: bool,
+              models: Iterable[ModelSettings], files: dict[str, Key]) -> Params | None:
+    """Where a stage command decides how it runs: the params for this process (a copy's, when
+    ``shard`` is given), or None once the stage has run as copies and merged ``files`` into
+    its ``--out-dir`` (the command then has nothing left to do). A dry run is one process."""
+    if shard is not None:
+        return shard_params(params, shard)
+    count = stage_processes(params, models)
+    if dry_run or count == 1:
+        return params
+    ctx = click.get_current_context()
+    run_copies(ctx, count, ctx.params["out_dir"], files)
+    return None

@@ -24,7 +24,7 @@ import yaml
 
 from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
 from tests.factories import make_doc, write_doc
-from tests.mock_openai import Fault, MockOpenAI
+from tests.mock_openai import Fault, MockOpenAI, contract_answer
 from tests.stage_runner import chdir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,6 +45,17 @@ def fake_api_key() -> Iterator[None]:
         else:
             os.environ[KEY_ENV] = old
 """A recognisable fake API key: the secrets suite scans every output for it."""
+
+
+@contextlib.contextmanager
+def contract_endpoint(**options: Any) -> Iterator[MockOpenAI]:
+    """The mock endpoint answering every InterviewSim prompt in its output contract
+    (:func:`~tests.mock_openai.contract_answer`), with the fake key set while it runs: what
+    every suite that runs whole stages against an endpoint starts from. ``options`` go to
+    :class:`MockOpenAI` (``log_size``, ``lifetime_s``, ...)."""
+    with MockOpenAI(responder=contract_answer, **{"lifetime_s": 600, **options}) as mock, \
+            fake_api_key():
+        yield mock
 CACHE = "data/cache/responses.sqlite"
 MODEL_STAGES = ("prepare", "select-context", "generate", "fact-summary", "judge")
 

@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from tests.mock_openai import MockOpenAI, contract_answer
+from tests.mock_openai import MockOpenAI
 from tests.reliability_kit import (
     ALL_STAGES,
     FAKE_KEY,
     KEY_ENV,
+    contract_endpoint,
     deadline,
     make_workspace,
     mock_params,
@@ -36,7 +37,7 @@ MODEL_STAGES = ("generate", "fact-summary", "judge", "mcq-build", "mcq-answer")
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[MockOpenAI]:
-    with MockOpenAI(responder=contract_answer, lifetime_s=600) as mock:
+    with contract_endpoint() as mock:
         yield mock
 
 

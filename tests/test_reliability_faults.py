@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from interviewsim.jsonio import read_jsonl
-from tests.mock_openai import Fault, MockOpenAI, contract_answer
+from tests.mock_openai import Fault, MockOpenAI
 from tests.reliability_kit import (
     CACHE,
     GENERATE_SYSTEM_START,
@@ -27,8 +27,8 @@ from tests.reliability_kit import (
     TRANSIENT_FAULTS,
     artifacts,
     cache_entries,
+    contract_endpoint,
     deadline,
-    fake_api_key,
     make_workspace,
     run_chain,
     run_cli,
@@ -40,14 +40,8 @@ TRANSIENT = {kind: make for kind, (_, make) in TRANSIENT_FAULTS.items()}
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[MockOpenAI]:
-    with MockOpenAI(responder=contract_answer, log_size=20_000, lifetime_s=600) as mock:
+    with contract_endpoint(log_size=20_000) as mock:
         yield mock
-
-
-@pytest.fixture(scope="module", autouse=True)
-def api_key() -> Iterator[None]:
-    with fake_api_key():
-        yield
 
 
 @pytest.fixture(scope="module")

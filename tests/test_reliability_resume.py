@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.mock_openai import MockOpenAI, contract_answer
+from tests.mock_openai import MockOpenAI
 from tests.reliability_kit import (
     AGGREGATE,
     ALL_STAGES,
     MODEL_STAGES,
     artifacts,
     cache_entries,
+    contract_endpoint,
     deadline,
-    fake_api_key,
     make_workspace,
     reports,
     run_chain,
@@ -41,14 +41,8 @@ OUTPUT = {"generate": "data/artifacts/generated/answers.jsonl",
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[MockOpenAI]:
-    with MockOpenAI(responder=contract_answer, log_size=20_000, lifetime_s=600) as mock:
+    with contract_endpoint(log_size=20_000) as mock:
         yield mock
-
-
-@pytest.fixture(scope="module", autouse=True)
-def api_key() -> Iterator[None]:
-    with fake_api_key():
-        yield
 
 
 @pytest.fixture(scope="module")

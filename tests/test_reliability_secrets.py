@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.mock_openai import Fault, MockOpenAI, contract_answer
+from tests.mock_openai import Fault, MockOpenAI
 from tests.reliability_kit import (
     FAKE_KEY,
     KEY_ENV,
+    contract_endpoint,
     deadline,
     make_workspace,
     run_chain,
@@ -29,7 +30,7 @@ GENERATE = "You answer interview questions"
 
 @pytest.fixture
 def server() -> Iterator[MockOpenAI]:
-    with MockOpenAI(responder=contract_answer, lifetime_s=300) as mock:
+    with contract_endpoint(lifetime_s=300) as mock:
         yield mock
 
 

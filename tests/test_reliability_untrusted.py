@@ -40,11 +40,12 @@ from interviewsim.mcq.parsers import parse_atomic, parse_grouped_answers, parse_
 from interviewsim.mcq.prompts import AnswerPrompt, atomic_messages, mcq_messages
 from interviewsim.prepare import prepare_corpus
 from tests.factories import make_doc, write_doc
-from tests.mock_openai import MockOpenAI, contract_answer
+from tests.mock_openai import MockOpenAI
 from tests.reliability_kit import (
     ALL_STAGES,
     FAKE_KEY,
     KEY_ENV,
+    contract_endpoint,
     deadline,
     make_workspace,
     run_chain,
@@ -188,7 +189,7 @@ def test_a_model_that_obeys_the_transcript_gets_past_no_parser_with_a_broken_for
 
 @pytest.fixture
 def server() -> Iterator[MockOpenAI]:
-    with MockOpenAI(responder=contract_answer, lifetime_s=300) as mock:
+    with contract_endpoint(lifetime_s=300) as mock:
         yield mock
 
 

@@ -12,10 +12,10 @@ import pytest
 
 from interviewsim.jsonio import read_jsonl
 from tests.factories import make_doc
-from tests.mock_openai import MockOpenAI, contract_answer
+from tests.mock_openai import MockOpenAI
 from tests.reliability_kit import (
     artifacts,
-    fake_api_key,
+    contract_endpoint,
     make_workspace,
     run_chain,
     run_cli,
@@ -33,7 +33,7 @@ MODELS = {"generator": MODEL,
 
 @pytest.fixture
 def server() -> Iterator[MockOpenAI]:
-    with MockOpenAI(responder=contract_answer) as mock, fake_api_key():
+    with contract_endpoint() as mock:
         yield mock
 
 
