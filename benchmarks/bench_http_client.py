@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from interviewsim.llm.http1 import Http1Pool  # noqa: E402
+from tests.mock_openai import separate_process  # noqa: E402
 
 HEADERS = {"Authorization": "Bearer bench", "Content-Type": "application/json"}
 
@@ -56,11 +56,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    mock = subprocess.Popen([sys.executable, str(REPO / "tests" / "mock_openai.py"),
-                             "--latency", "0.2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
-    try:
-        url = mock.stdout.readline().strip()
+    with separate_process("--latency", "0.2") as (url, _):
         body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x" * 3000}]}
                           ).encode()
         print("| client | requests | requests/s | client CPU per request |\n"
@@ -72,10 +68,6 @@ def main() -> None:
                 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
                 print(f"| {name} | {args.requests} | {args.requests / wall:.0f} | "
                       f"{1000 * cpu / args.requests:.3f} ms |", flush=True)
-    finally:
-        mock.stdin.close()
-        mock.wait(timeout=30)
-
 
 if __name__ == "__main__":
     main()

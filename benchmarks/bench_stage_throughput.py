@@ -24,9 +24,11 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(REPO)]
 from bench_memory import answer_for  # noqa: E402
 from synthetic_corpus import write_corpus  # noqa: E402
+
+from tests.mock_openai import separate_process  # noqa: E402
 
 STRATEGIES = ["no-context", "short-profile", "long-profile", "chronological", "random",
               "retrieval", "hybrid"]
@@ -81,13 +83,10 @@ def main() -> None:
         write_corpus(corpus, args.personalities, seed=7)
     env = {**os.environ, "PYTHONPATH": f"{HERE}:{REPO}", "INTERVIEWSIM_PROGRESS": "0",
            "BENCH_KEY": "sk-bench"}
-    mock = subprocess.Popen([sys.executable, str(REPO / "tests" / "mock_openai.py"),
-                             "--latency", str(args.latency), "--lifetime", "3600",
-                             "--responder", "bench_stage_throughput:respond",
-                             *(["--trace", str(args.trace)] if args.trace else [])],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-    try:
-        base_url = mock.stdout.readline().strip()
+    with separate_process("--latency", str(args.latency), "--lifetime", "3600",
+                          "--responder", "bench_stage_throughput:respond",
+                          *(["--trace", str(args.trace)] if args.trace else []),
+                          env=env) as (base_url, mock):
         root = args.work / f"ws-{args.personalities}-{args.heldout}"
         root.mkdir(parents=True, exist_ok=True)
         model = {"provider": "mock", "model": "mock-model", "max_tokens": 64}
@@ -129,9 +128,6 @@ def main() -> None:
                   f"{100 * ideal / wall:.1f}% | {requests / wall:.0f} | "
                   f"{1000 * cpu / max(requests, 1):.2f} ms | "
                   f"{1000 * mock_cpu / max(requests, 1):.2f} ms |", flush=True)
-    finally:
-        mock.stdin.close()
-        mock.wait(timeout=30)
 
 
 if __name__ == "__main__":

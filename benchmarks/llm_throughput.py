@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,10 +34,10 @@ from interviewsim.llm import ModelHub  # noqa: E402
 from interviewsim.llm.scripted import ScriptedProvider  # noqa: E402
 from interviewsim.llm.settings import ModelSettings  # noqa: E402
 from interviewsim.params import Params, parse_params  # noqa: E402
+from tests.mock_openai import separate_process  # noqa: E402
 
 LATENCY_S = 0.1
 SECTIONS = ["http", "cache", "embed", "model", "prefix"]
-MOCK = Path(__file__).resolve().parents[1] / "tests" / "mock_openai.py"
 
 
 def params_for(cache: Path, providers: dict) -> Params:
@@ -52,11 +51,7 @@ def user(text: str) -> list[dict[str, str]]:
 
 def http_throughput(levels: list[int], seconds: float) -> None:
     os.environ["BENCH_KEY"] = "sk-bench"
-    server = subprocess.Popen([sys.executable, str(MOCK), "--latency", str(LATENCY_S),
-                               "--lifetime", "600"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        base_url = server.stdout.readline().strip()
+    with separate_process("--latency", str(LATENCY_S), "--lifetime", "600") as (base_url, _):
         print("| concurrency | requests | wall s | requests/s | ideal | % of ideal "
               "| client CPU per request |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -82,9 +77,6 @@ def http_throughput(levels: list[int], seconds: float) -> None:
         rate, ideal = count / wall, level / LATENCY_S
         print(f"| {level}, raw AsyncOpenAI (no seam) | {count} | {wall:.2f} | {rate:.1f} | "
               f"{ideal:.0f} | {100 * rate / ideal:.1f}% | {1000 * cpu / count:.2f} ms |")
-    finally:
-        server.stdin.close()
-        server.wait(10)
 
 
 async def raw_openai(base_url: str, level: int, count: int) -> tuple[float, float]:

@@ -34,11 +34,12 @@ import contextlib
 import hashlib
 import importlib
 import json
+import subprocess
 import sys
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -540,6 +541,23 @@ class BatchApi:
         data = "".join(json.dumps(line) + "\n" for line in lines).encode("utf-8")
         batch["output_file_id"] = self._file(data, "output.jsonl")["id"]
         batch["status"] = "completed"
+
+
+@contextlib.contextmanager
+def separate_process(*args: str, env: dict[str, str] | None = None
+                     ) -> Iterator[tuple[str, subprocess.Popen]]:
+    """The server in a process of its own (so it does not share the caller's interpreter
+    lock), started with this module's command-line ``args``: yields its base URL and the
+    process, and stops it on exit (benchmarks)."""
+    process = subprocess.Popen([sys.executable, __file__, *args], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stdout is not None
+        yield process.stdout.readline().strip(), process
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(timeout=30)
 
 
 def _trace(server: MockOpenAI, path: str, stop: threading.Event) -> None:
