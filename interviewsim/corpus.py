@@ -7,7 +7,8 @@ bounded memory: a stage holds one personality's pairs, never the whole corpus.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,25 +59,59 @@ def grouped_by_personality(path: str | Path) -> Iterator[tuple[str, list[dict]]]
         yield pid, list(group)
 
 
-def iter_personalities(prepared_dir: str | Path) -> Iterator[PersonalityData]:
-    """Every personality in id order, merging the three sorted artifact streams."""
+_ID_KEY = '"personality_id": "'
+
+
+def _line_groups(path: Path) -> Iterator[tuple[str, list[str]]]:
+    """A JSON Lines artifact's lines grouped by personality id, not decoded. The id is the
+    string after the line's ``"personality_id": "`` — text that only the key itself can
+    produce, since a quote inside a JSON string is always escaped (the records are flat); a
+    line where it is not found as a plain string is decoded."""
+    def key(line: str) -> str:
+        start = line.find(_ID_KEY) + len(_ID_KEY)
+        end = line.find('"', start)
+        value = line[start:end]
+        if start < len(_ID_KEY) or end < 0 or "\\" in value:
+            return json.loads(line)["personality_id"]
+        return value
+
+    with path.open(encoding="utf-8") as handle:
+        for pid, lines in itertools.groupby(handle, key=key):
+            yield pid, list(lines)
+
+
+def _decoded(path: Path, pid: str, lines: list[str]) -> list[dict]:
+    records = [json.loads(line) for line in lines]
+    if any(r["personality_id"] != pid for r in records):
+        raise ValueError(f"{path}: records of {pid!r} are not contiguous; rerun `interviewsim "
+                         "prepare`")
+    return records
+
+
+def iter_personalities(prepared_dir: str | Path, keep: Callable[[int], bool] | None = None
+                       ) -> Iterator[PersonalityData]:
+    """Every personality in id order, merging the three sorted artifact streams; with
+    ``keep``, only those at the positions it accepts (the others' pairs are not decoded)."""
     root = Path(prepared_dir)
-    train = grouped_by_personality(root / TRAIN_PAIRS)
-    heldout = grouped_by_personality(root / HELDOUT_PAIRS)
-    for record in read_jsonl(root / PERSONALITIES):
+    train = _line_groups(root / TRAIN_PAIRS)
+    heldout = _line_groups(root / HELDOUT_PAIRS)
+    for position, record in enumerate(read_jsonl(root / PERSONALITIES)):
         pid = record["personality_id"]
-        train_id, train_records = next(train)
-        heldout_id, heldout_records = next(heldout)
+        train_id, train_lines = next(train)
+        heldout_id, heldout_lines = next(heldout)
         if not pid == train_id == heldout_id:
             raise ValueError(
                 f"{root}: artifacts out of step at {pid!r}; rerun `interviewsim prepare`"
             )
+        if keep is not None and not keep(position):
+            continue
         yield PersonalityData(
             personality_id=pid,
             profile=record["profile"],
             long_profile=record["long_profile"],
-            train=tuple(Pair.of(r) for r in train_records),
-            heldout=tuple(Pair.of(r) for r in heldout_records),
+            train=tuple(Pair.of(r) for r in _decoded(root / TRAIN_PAIRS, pid, train_lines)),
+            heldout=tuple(Pair.of(r)
+                          for r in _decoded(root / HELDOUT_PAIRS, pid, heldout_lines)),
         )
 
 

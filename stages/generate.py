@@ -84,16 +84,15 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
 
     def people():
         contexts = grouped_by_personality(context_dir / "contexts.jsonl")
-        for position, person in enumerate(tqdm(
-                iter_personalities(prepared_dir), desc="generate", unit="personality",
-                disable=not progress_enabled())):
-            pid, records = next(contexts)
+        for person in tqdm(iter_personalities(prepared_dir, shard.takes if shard else None),
+                           desc="generate", unit="personality", disable=not progress_enabled()):
+            pid, records = next(contexts, (None, []))
+            while shard is not None and pid is not None and pid < person.personality_id:
+                pid, records = next(contexts, (None, []))  # another copy's personality
             if pid != person.personality_id:
                 raise click.ClickException(
                     f"{context_dir}/contexts.jsonl is out of date ({pid} vs "
                     f"{person.personality_id}); rerun select-context")
-            if shard is not None and not shard.takes(position):
-                continue
             yield person, list(_prompts(person, records, LeakageGuard(person)))
 
     def answers():

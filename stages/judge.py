@@ -223,8 +223,10 @@ def _inputs(prepared_dir: Path, answers_path: Path, summaries: dict[tuple[str, s
     summaries."""
     answers = grouped_by_personality(answers_path)
     wanted = set(params.strategies)
-    for position, person in enumerate(iter_personalities(prepared_dir)):
+    for person in iter_personalities(prepared_dir, shard.takes if shard else None):
         pid, records = next(answers, (None, []))
+        while shard is not None and pid is not None and pid < person.personality_id:
+            pid, records = next(answers, (None, []))  # another copy's personality
         if pid != person.personality_id:
             raise click.ClickException(f"{answers_path} is out of date ({pid} vs "
                                        f"{person.personality_id}); rerun generate")
@@ -237,8 +239,7 @@ def _inputs(prepared_dir: Path, answers_path: Path, summaries: dict[tuple[str, s
             if (pid, judge.name) not in summaries:
                 raise click.ClickException(f"no fact summary for {pid} by judge {judge.name!r}; "
                                            "rerun fact-summary")
-        if shard is None or shard.takes(position):
-            yield person, records
+        yield person, records
 
 
 @click.command()
