@@ -59,6 +59,17 @@ def grouped_by_personality(path: str | Path) -> Iterator[tuple[str, list[dict]]]
         yield pid, list(group)
 
 
+def next_group(groups: Iterator[tuple[str, list[dict]]], personality_id: str,
+               skip_earlier: bool = False) -> tuple[str | None, list[dict]]:
+    """The next ``(id, records)`` of a :func:`grouped_by_personality` stream, ``(None, [])``
+    at its end; with ``skip_earlier``, groups of ids before ``personality_id`` (another
+    copy's personalities) are passed over. The caller checks that the id is its own."""
+    pid, records = next(groups, (None, []))
+    while skip_earlier and pid is not None and pid < personality_id:
+        pid, records = next(groups, (None, []))
+    return pid, records
+
+
 _ID_KEY = '"personality_id": "'
 
 

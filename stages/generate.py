@@ -8,9 +8,14 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from interviewsim.batching import fill_batches, overlapped
+from interviewsim.batching import fill_batches, group_label, overlapped
 from interviewsim.context import ContextSelection
-from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
+from interviewsim.corpus import (
+    PersonalityData,
+    grouped_by_personality,
+    iter_personalities,
+    next_group,
+)
 from interviewsim.generation import ANSWER, LeakageGuard, generation_messages
 from interviewsim.jsonio import write_jsonl_atomic
 from interviewsim.judge_runs import Ask
@@ -86,9 +91,7 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
         contexts = grouped_by_personality(context_dir / "contexts.jsonl")
         for person in tqdm(iter_personalities(prepared_dir, shard.takes if shard else None),
                            desc="generate", unit="personality", disable=not progress_enabled()):
-            pid, records = next(contexts, (None, []))
-            while shard is not None and pid is not None and pid < person.personality_id:
-                pid, records = next(contexts, (None, []))  # another copy's personality
+            pid, records = next_group(contexts, person.personality_id, shard is not None)
             if pid != person.personality_id:
                 raise click.ClickException(
                     f"{context_dir}/contexts.jsonl is out of date ({pid} vs "
@@ -100,10 +103,9 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
         # time for the embedded model); the next group is in flight while one is written.
         def ask(chunk):
             asks = [Ask(messages) for _, prompts in chunk for _, _, messages in prompts]
-            ids = ", ".join(person.personality_id for person, _ in chunk[:3])
-            more = f" +{len(chunk) - 3}" if len(chunk) > 3 else ""
+            ids = group_label([person.personality_id for person, _ in chunk])
             return ANSWER.run(client, asks, params.generate.max_attempts,
-                              desc=f"generate {ids}{more}")
+                              desc=f"generate {ids}")
 
         chunks = fill_batches(people(), lambda item: len(item[1]), client.batch_target,
                               first=client.first_batch_target)

@@ -12,8 +12,13 @@ import click
 from tqdm import tqdm
 
 from interviewsim import judge_metrics
-from interviewsim.batching import fill_batches, overlapped
-from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
+from interviewsim.batching import fill_batches, group_label, overlapped
+from interviewsim.corpus import (
+    PersonalityData,
+    grouped_by_personality,
+    iter_personalities,
+    next_group,
+)
 from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
 from interviewsim.judge_constraints import (
     content_similarity_constraints,
@@ -224,9 +229,7 @@ def _inputs(prepared_dir: Path, answers_path: Path, summaries: dict[tuple[str, s
     answers = grouped_by_personality(answers_path)
     wanted = set(params.strategies)
     for person in iter_personalities(prepared_dir, shard.takes if shard else None):
-        pid, records = next(answers, (None, []))
-        while shard is not None and pid is not None and pid < person.personality_id:
-            pid, records = next(answers, (None, []))  # another copy's personality
+        pid, records = next_group(answers, person.personality_id, shard is not None)
         if pid != person.personality_id:
             raise click.ClickException(f"{answers_path} is out of date ({pid} vs "
                                        f"{person.personality_id}); rerun generate")
@@ -329,8 +332,7 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
             """Every judge's outcomes for one group (run while the previous group is
             written)."""
             chunk, work = item
-            ids = ", ".join(p.personality_id for p, _ in chunk[:3]) + \
-                (f" +{len(chunk) - 3}" if len(chunk) > 3 else "")
+            ids = group_label([p.personality_id for p, _ in chunk])
             return {j.name: run_together(clients[j.name], work[j.name][2],
                                          params.judge.max_attempts, f"judge {j.name} {ids}")
                     for j in judges}

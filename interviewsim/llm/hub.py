@@ -135,6 +135,11 @@ def submitting_batches() -> Iterator[None]:
         _SUBMIT_BATCHES.reset(token)
 
 
+@dataclass
+class _Fetch:
+    stopped: BaseException | None = None
+
+
 LOOP_SWITCH_INTERVAL_S = 0.0005
 """The interpreter's thread switch interval while a hub's event loop runs."""
 
@@ -227,6 +232,23 @@ class ModelHub:
         with self._lock:
             if self.stopped is None and self._fetching:
                 self.stopped = reason
+
+    @contextmanager
+    def fetching(self) -> Iterator[_Fetch]:
+        """Around one batch's requests. Once the batch has ended, the yielded record holds the
+        reason :meth:`stop` was called with while it ran (or None); the last batch to end
+        clears the stop, so the hub takes requests again."""
+        with self._lock:
+            self._fetching += 1
+        fetch = _Fetch()
+        try:
+            yield fetch
+        finally:
+            with self._lock:
+                self._fetching -= 1
+                fetch.stopped = self.stopped
+                if not self._fetching:
+                    self.stopped = None
 
     def limit(self, provider_name: str) -> asyncio.Semaphore:
         """The in-flight limit shared by every client of one provider (call on the hub loop)."""
@@ -459,18 +481,12 @@ class ModelClient:
                     return
             writer.add(key, result.model_copy(update={"cache_key": key, "cached": False}))
 
-        with self.hub._lock:
-            self.hub._fetching += 1
-        try:
-            await asyncio.gather(*(one(key, request) for key, request in misses.items()))
-        finally:
-            await writer.flush()
-            with self.hub._lock:
-                self.hub._fetching -= 1
-                stopped = self.hub.stopped
-                if not self.hub._fetching:
-                    self.hub.stopped = None
+        with self.hub.fetching() as fetch:
+            try:
+                await asyncio.gather(*(one(key, request) for key, request in misses.items()))
+            finally:
+                await writer.flush()
         if failures:
             raise failures[0]
-        if stopped is not None and writer.stored < len(misses):
-            raise stopped  # requests left unsent: the stage's failure is the reason
+        if fetch.stopped is not None and writer.stored < len(misses):
+            raise fetch.stopped  # requests left unsent: the stage's failure is the reason
