@@ -169,17 +169,10 @@ class UsageTotals(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    wall_s: float = 0.0
-    est_cost_usd: float | None = None
-    """Sum over priced models; None when no model has a price (unknown, not free)."""
     requests: int = 0
     """Model requests behind the artifacts, answered now or from the cache. This and the
     ``answer_*`` figures are the same on every run of the same experiment; calls, cache hits,
-    the tokens paid now and wall time describe one run (they stay in the stage summaries)."""
+    the tokens paid now and wall time describe one run (they are in each stage's run_log.json)."""
     answer_prompt_tokens: int = 0
     answer_completion_tokens: int = 0
     answers_est_cost_usd: float | None = None
@@ -216,7 +209,6 @@ def summarise_usage(summaries: Mapping[str, Mapping[str, Any]]) -> UsageTotals:
     (select-context, claims) is all counts. Counts are kept as their numeric leaves.
     """
     totals = UsageTotals()
-    cost: list[float] = []
     answers_cost: list[float] = []
     unpriced: set[str] = set()
     for stage in sorted(summaries):
@@ -226,21 +218,13 @@ def summarise_usage(summaries: Mapping[str, Mapping[str, Any]]) -> UsageTotals:
         usage = dict(summary.get("usage", {}))
         totals.by_stage[stage] = usage
         for label, row in usage.items():
-            totals.calls += int(row.get("calls", 0))
-            totals.cache_hits += int(row.get("cache_hits", 0))
-            totals.prompt_tokens += int(row.get("prompt_tokens", 0))
-            totals.completion_tokens += int(row.get("completion_tokens", 0))
-            totals.wall_s += float(row.get("wall_s", 0.0))
             totals.requests += int(row.get("requests", 0))
             totals.answer_prompt_tokens += int(row.get("answer_prompt_tokens", 0))
             totals.answer_completion_tokens += int(row.get("answer_completion_tokens", 0))
-            if row.get("answers_est_cost_usd") is not None:
-                answers_cost.append(float(row["answers_est_cost_usd"]))
-            if row.get("est_cost_usd") is None:
+            if row.get("answers_est_cost_usd") is None:
                 unpriced.add(str(row.get("model", label)))
             else:
-                cost.append(float(row["est_cost_usd"]))
-    totals.est_cost_usd = math.fsum(cost) if cost else None
+                answers_cost.append(float(row["answers_est_cost_usd"]))
     totals.answers_est_cost_usd = math.fsum(answers_cost) if answers_cost else None
     totals.unpriced_models = sorted(unpriced)
     return totals

@@ -1,9 +1,10 @@
-"""``interviewsim cache``: inspect and combine the model-response cache every model stage shares.
+"""``interviewsim cache``: inspect, export and combine the model-response cache.
 
-Sharing it through DVC: after a run, ``dvc add data/cache/responses.sqlite`` and ``dvc push``
-(the file is complete once no run has it open: the last connection folds SQLite's write-ahead
-log back into it). A teammate runs ``dvc pull`` to take it as is, or pulls it to another path
-and runs ``interviewsim cache merge THAT_FILE`` to add its answers to their own cache.
+The responses behind the committed results ship as a JSON Lines export tracked by DVC
+(``data/sample-cache/responses.jsonl``, in the repository's own DVC remote; README
+"Reproducing the committed results"); ``make run`` pulls it and merges it into
+``data/cache/responses.sqlite``. A team shares a cache the same way, or with
+``dvc add data/cache/responses.sqlite`` once no run has it open.
 """
 
 from __future__ import annotations
@@ -62,14 +63,44 @@ def stats(params_path: Path) -> None:
 @click.argument("other", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @params_option
 def merge(other: Path, params_path: Path) -> None:
-    """Add every response in OTHER (another machine's cache file) that this cache lacks."""
+    """Add every response in OTHER that this cache lacks: another machine's cache file, or a
+    JSON Lines export (`interviewsim cache export`, e.g. the shipped sample cache)."""
     path = Path(read_params(params_path).cache.path)
     responses = ResponseCache(path)
     try:
-        added = responses.store.merge_from(other)
+        if other.suffix == ".jsonl":
+            added = responses.merge_jsonl(other)
+        else:
+            added = responses.store.merge_from(other)
         total = len(responses.store)
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, KeyError, TypeError, ValueError) as exc:
         raise ConfigError([Problem(str(other), "", f"not a response cache: {exc}")]) from None
     finally:
         responses.close()
     click.echo(f"added {added} responses from {other}; {path} now holds {total}")
+
+
+@cache.command("export")
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--keys", "keys_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Export only the keys listed in this file, one per line (duplicates are "
+                   "fine): e.g. the trace INTERVIEWSIM_CACHE_TRACE wrote during a run.")
+@params_option
+def export(out: Path, keys_file: Path | None, params_path: Path) -> None:
+    """Write the cache's responses to OUT as sorted JSON Lines (what `make lock` ships).
+
+    Exit 1 when a listed key is not in the cache.
+    """
+    path = Path(read_params(params_path).cache.path)
+    keys = None
+    if keys_file is not None:
+        keys = {line.strip() for line in keys_file.read_text(encoding="utf-8").splitlines()
+                if line.strip()}
+    responses = ResponseCache(path)
+    try:
+        written = responses.export_jsonl(out, keys)
+    except KeyError as exc:
+        raise ConfigError([Problem(str(keys_file), "", str(exc.args[0]))]) from None
+    finally:
+        responses.close()
+    click.echo(f"exported {written} responses from {path} to {out}")

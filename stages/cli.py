@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "params": "stages.params_cmd:params",
     "cache": "stages.cache_cmd:cache",
     "batch": "stages.batch_cmd:batch",
+    "doctor": "stages.doctor_cmd:doctor",
 }
 
 

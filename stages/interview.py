@@ -21,7 +21,7 @@ from interviewsim.agent.setup import open_clients, personality_plan, run_session
 from interviewsim.corpus import load_personality
 from interviewsim.llm import ModelHub
 from interviewsim.params import ALL_STRATEGIES
-from interviewsim.stage_summary import write_summary
+from interviewsim.stage_summary import RUN_LOG, write_run_log
 from stages.common import PREPARED_DIR, params_option, read_params
 
 INTERVIEW_DIR = Path("data/artifacts/interview/runs")
@@ -91,7 +91,7 @@ def interview(params_path: Path, personality_id: str | None, strategy: str, huma
         if human:
             candidate.hear("Interviewer", "That's the end of the interview.")
         scorecard = write_session(result, out)
-        write_summary(out / "run_log.json", {"turns": scorecard.turns}, hub.usage())
+        write_run_log(out / RUN_LOG, {"turns": scorecard.turns}, hub.usage())
     composite = "n/a" if scorecard.composite_mean is None else f"{scorecard.composite_mean:.2f}"
     click.echo(
         f"interview {plan.name} ({result.stop_reason}): {scorecard.turns} turns, "

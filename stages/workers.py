@@ -38,7 +38,7 @@ import click
 from interviewsim.jsonio import load_json_strict, write_lines_atomic
 from interviewsim.llm.settings import ModelSettings, OpenAIProviderSettings
 from interviewsim.params import Params
-from interviewsim.stage_summary import write_summary
+from interviewsim.stage_summary import RUN_LOG, write_summary
 
 
 @dataclass(frozen=True)
@@ -241,7 +241,7 @@ def run_copies(ctx: click.Context, count: int, out_dir: Path, files: dict[str, K
         shards = [work / str(k) for k in range(count)]
         for name, key in files.items():
             write_lines_atomic(out_dir / name, _merged([s / name for s in shards], key))
-        summaries = [load_json_strict(s / "summary.json") for s in shards]
+        summaries = [load_json_strict(s / RUN_LOG) for s in shards]
         total = summaries[0]
         for summary in summaries[1:]:
             total = _add(total, summary)

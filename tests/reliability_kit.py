@@ -224,7 +224,7 @@ def run_stage(root: Path, *args: str, timeout: float = 120,
 
 
 ARTIFACTS = "data/artifacts"
-RUN_LOGS = {"summary.json"}
+RUN_LOGS = {"run_log.json"}
 """Per-stage run logs (calls made now, cache hits, wall time): they differ between a fresh
 run and a replay by design; everything else under data/artifacts must not."""
 

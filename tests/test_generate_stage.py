@@ -67,8 +67,8 @@ def test_second_run_is_served_from_cache_and_byte_identical(workspace):
     assert invoke(workspace, "generate").exit_code == 0
     assert scripted_models.SEEN == []
     assert answers.read_bytes() == first
-    summary = json.loads((workspace / "data/artifacts/generated/summary.json").read_text())
-    usage = next(iter(summary["usage"].values()))
+    run_log = json.loads((workspace / "data/artifacts/generated/run_log.json").read_text())
+    usage = next(iter(run_log["usage"].values()))
     assert usage["cache_hits"] == 42 and usage["calls"] == 0
 
 

@@ -192,7 +192,7 @@ def test_rerun_replays_from_the_cache_byte_identically_and_dry_run_writes_nothin
     assert result.exit_code == 0 and "0 first-attempt calls" in result.output
     assert invoke(workspace, "judge").exit_code == 0
     assert before == {n: (workspace / JUDGED / n).read_bytes() for n in names}
-    usage = json.loads((workspace / JUDGED / "summary.json").read_text())["usage"]
+    usage = json.loads((workspace / JUDGED / "run_log.json").read_text())["usage"]
     assert all(row["calls"] == 0 for row in usage.values())
 
 

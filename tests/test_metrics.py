@@ -89,16 +89,19 @@ def test_unknown_metrics_follow_the_papers_columns_alphabetically():
 def test_usage_sums_tokens_and_cost_over_stages_and_names_unpriced_models():
     usage = summarise_usage({
         "generate": {"counts": {"answers": 10, "invalid": 1},
-                     "usage": {"generator/m": {"model": "m", "calls": 10, "cache_hits": 2,
-                                               "prompt_tokens": 100, "completion_tokens": 50,
-                                               "wall_s": 1.5, "est_cost_usd": 0.25}}},
+                     "usage": {"generator/m": {"model": "m", "requests": 12,
+                                               "answer_prompt_tokens": 120,
+                                               "answer_completion_tokens": 60,
+                                               "answers_est_cost_usd": 0.25}}},
         "judge": {"counts": {"judgments": 30},
-                  "usage": {"judge/x": {"model": "x", "calls": 30, "cache_hits": 0,
-                                        "prompt_tokens": 300, "completion_tokens": 10,
-                                        "wall_s": 2.0, "est_cost_usd": None}}},
+                  "usage": {"judge/x": {"model": "x", "requests": 30,
+                                        "answer_prompt_tokens": 300,
+                                        "answer_completion_tokens": 10,
+                                        "answers_est_cost_usd": None}}},
     })
-    assert (usage.calls, usage.prompt_tokens, usage.completion_tokens) == (40, 400, 60)
-    assert usage.est_cost_usd == 0.25 and usage.unpriced_models == ["x"]
+    assert (usage.requests, usage.answer_prompt_tokens, usage.answer_completion_tokens) == (
+        42, 420, 70)
+    assert usage.answers_est_cost_usd == 0.25 and usage.unpriced_models == ["x"]
     assert usage.counts["generate"] == {"answers": 10, "invalid": 1}
 
 

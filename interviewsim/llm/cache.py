@@ -10,6 +10,8 @@ the model's answer. Storage is :class:`~interviewsim.llm.kvstore.SqliteStore`.
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 import weakref
 from collections import Counter
@@ -17,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from interviewsim.jsonio import canonical_json, sha256_hex
+from interviewsim.jsonio import canonical_json, read_jsonl, sha256_hex, write_jsonl_atomic
 from interviewsim.llm.kvstore import SqliteStore
 from interviewsim.llm.types import ChatRequest, ChatResult
 
@@ -25,6 +27,17 @@ CACHE_FORMAT = 1
 """Bumped when the key recipe or the stored value changes meaning, so old entries stop matching."""
 
 _STORED_FIELDS = {"text", "finish_reason", "usage", "latency_s", "model"}
+
+TRACE_ENV = "INTERVIEWSIM_CACHE_TRACE"
+"""When set to a file path, every key a run reads or stores is appended there, one per line:
+the exact set of responses a run needs (``make lock`` ships just those)."""
+
+
+def _trace(keys: Sequence[str]) -> None:
+    path = os.environ.get(TRACE_ENV)
+    if path and keys:
+        with open(path, "a", encoding="utf-8") as handle:  # O_APPEND: safe across processes
+            handle.write("".join(f"{key}\n" for key in keys))
 
 
 def cache_key(identity: Mapping[str, str], request: ChatRequest) -> str:
@@ -88,7 +101,9 @@ class ResponseCache:
 
     def lookup(self, keys: Sequence[str]) -> dict[str, ChatResult]:
         """Stored results for the keys that have one, marked ``cached``."""
-        return {key: self._load(key, value) for key, value in self.store.get_many(keys).items()}
+        found = {key: self._load(key, value) for key, value in self.store.get_many(keys).items()}
+        _trace(sorted(found))
+        return found
 
     def contains(self, keys: Sequence[str]) -> set[str]:
         return self.store.contains_many(keys)
@@ -101,6 +116,7 @@ class ResponseCache:
             for key, result in results.items()
         }
         winners = self.store.put_many(values, self._take_counts())
+        _trace(sorted(values))
         return {key: self._load(key, value) for key, value in winners.items()}
 
     def record(self, model: str, hits: int, misses: int) -> None:
@@ -108,6 +124,25 @@ class ResponseCache:
         with self._lock:
             self._pending[(model, "hits")] += hits
             self._pending[(model, "misses")] += misses
+
+    def export_jsonl(self, path: str | Path, keys: set[str] | None = None) -> int:
+        """Write the entries (all, or those in ``keys``) to a JSON Lines file sorted by key,
+        one ``{"key", "value"}`` record a line: byte-identical for the same entries, diffable,
+        and free of counters. Returns how many were written."""
+        wanted = sorted(keys) if keys is not None else self.store.keys()
+        found = self.store.get_many(wanted)
+        missing = [key for key in wanted if key not in found]
+        if missing:
+            raise KeyError(f"{len(missing)} requested keys are not in the cache, e.g. "
+                           f"{missing[0]}")
+        records = ({"key": key, "value": json.loads(found[key])} for key in wanted)
+        return write_jsonl_atomic(path, records)
+
+    def merge_jsonl(self, path: str | Path) -> int:
+        """Add the entries of an :meth:`export_jsonl` file that this cache lacks."""
+        values = {str(record["key"]): canonical_json(record["value"])
+                  for record in read_jsonl(path)}
+        return len(values) - len(self.store.put_many(values))
 
     def stats(self) -> CacheStats:
         self.store.add_counts(self._take_counts())

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from tqdm import tqdm
 
-from interviewsim.errors import ConfigError, Problem
+from interviewsim.errors import ConfigError, Problem, ProviderError
 from interviewsim.llm.cache import ResponseCache, cache_key
 from interviewsim.llm.provider import Provider, estimate_prompt_tokens
 from interviewsim.llm.settings import ModelSettings, ProviderSettings
@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from interviewsim.params import Params
 
 T = TypeVar("T")
+
+REPLAY_ONLY_ENV = "INTERVIEWSIM_REPLAY_ONLY"
+"""With ``=1``, a request the response cache cannot answer fails (exit 2) instead of calling a
+model: the reproduction check uses it to prove a run is a pure replay."""
 
 
 def build_provider(name: str, settings: ProviderSettings, cache_dir: str) -> Provider:
@@ -438,6 +442,12 @@ class ModelClient:
 
         try:
             if slots:
+                if os.environ.get(REPLAY_ONLY_ENV) == "1":
+                    raise ProviderError(
+                        f"{len(slots)} requests of {self.stats_name} are not in the response "
+                        f"cache and {REPLAY_ONLY_ENV}=1 allows no model call: the code or params "
+                        "changed what is asked; `make lock` records the new answers, the lock "
+                        "and the reports in one go")
                 misses = {key: requests[indices[0]] for key, indices in slots.items()}
                 self.provider.validate(self.settings.model, list(misses.values()))
                 batched = getattr(self.provider, "complete_batch", None)

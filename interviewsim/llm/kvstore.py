@@ -167,6 +167,12 @@ class SqliteStore:
                 table.setdefault(name, {})[field] = value
         return table
 
+    def keys(self) -> list[str]:
+        """Every stored key, sorted."""
+        with self._lock:
+            return [row[0] for row in self._connect().execute(
+                "SELECT key FROM entries ORDER BY key")]
+
     def __len__(self) -> int:
         with self._lock:
             return self._connect().execute("SELECT COUNT(*) FROM entries").fetchone()[0]

@@ -36,8 +36,13 @@ from interviewsim.errors import ProviderError
 from interviewsim.llm.gbnf import gbnf_from_schema
 from interviewsim.llm.gguf import content_hash, resolve_model_path
 from interviewsim.llm.provider import Provider, sampling_seed
+from interviewsim.llm.runtime_probe import PROBE_MEMO, ensure_runtime_works
 from interviewsim.llm.settings import LlamaCppProviderSettings
 from interviewsim.llm.types import ChatRequest, ChatResult, OutputConstraint, Usage
+
+TRACE_ENV = "INTERVIEWSIM_LLAMA_TRACE"
+"""When set to a file path, every embedded call appends one JSON line there: prompt tokens,
+tokens reused from the KV prefix cache, tokens generated, seconds (benchmarks/bench_cold_run.py)."""
 
 
 class LoadedModel:
@@ -156,6 +161,9 @@ class LlamaCppProvider(Provider):
         return {"kind": self.kind, "model": self._hash}
 
     def model(self) -> LoadedModel:
+        # A runtime built for another CPU dies in its first decode; find out in a child first.
+        ensure_runtime_works(self.name, self.path, self.identity("")["model"],
+                             self.settings.n_threads, self._sidecar.with_name(PROBE_MEMO))
         return load_model(self.path, self.settings)
 
     def _check_size(self, prompt_tokens: int, request: ChatRequest) -> None:
@@ -181,7 +189,11 @@ class LlamaCppProvider(Provider):
         self._check_size(len(tokens), request)
         if not self.settings.prefix_cache:
             loaded.llama.reset()
-        return loaded.llama.create_completion(
+        trace = os.environ.get(TRACE_ENV)
+        reused = (loaded.llama.longest_token_prefix(loaded.llama._input_ids.tolist(), tokens)
+                  if trace else 0)
+        start = time.perf_counter()
+        output = loaded.llama.create_completion(
             prompt=tokens,
             max_tokens=request.max_tokens,
             temperature=request.temperature,
@@ -189,6 +201,14 @@ class LlamaCppProvider(Provider):
             stop=stop,
             grammar=grammar_for(request.constraint),
         )
+        if trace:
+            record = {"prompt_tokens": len(tokens), "reused_tokens": reused,
+                      "completion_tokens": output["usage"]["completion_tokens"],
+                      "constrained": request.constraint is not None,
+                      "seconds": round(time.perf_counter() - start, 4)}
+            with open(trace, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(record) + "\n")
+        return output
 
     async def complete(self, model: str, request: ChatRequest) -> ChatResult:
         loaded = self.model()

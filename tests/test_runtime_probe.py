@@ -1,0 +1,101 @@
+"""A llama.cpp runtime that crashes must stop a stage with exit 2 and a message that says why
+and how to rebuild it, never a segfault in the user's face; a good one is checked once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from interviewsim.errors import ProviderError
+from interviewsim.llm import runtime_probe
+from interviewsim.llm.runtime_probe import ensure_runtime_works, run_probe
+from tests.factories import make_doc, write_doc
+from tests.stage_runner import invoke
+
+REPO = Path(__file__).resolve().parents[1]
+CRASH = "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"
+
+
+def fake_runtime(root: Path, body: str) -> Path:
+    """A folder holding a ``llama_cpp`` package whose import runs ``body``."""
+    package = root / "fake_runtime" / "llama_cpp"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(body, encoding="utf-8")
+    return package.parent
+
+
+def test_a_child_killed_by_sigsegv_is_reported_by_signal_name(tmp_path: Path) -> None:
+    result = run_probe(tmp_path / "model.gguf", 1, code=CRASH)
+    assert not result.ok
+    assert result.failure == "killed by SIGSEGV"
+
+
+def test_a_child_that_hangs_is_reported_as_a_timeout(tmp_path: Path) -> None:
+    result = run_probe(tmp_path / "model.gguf", 1, timeout_s=1,
+                       code="import time\ntime.sleep(30)\n")
+    assert not result.ok
+    assert result.failure == "no answer within 1 s"
+
+
+def test_crash_message_names_cpu_features_build_flags_and_the_rebuild_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(fake_runtime(tmp_path, CRASH)))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(tmp_path / "fake_runtime"), os.environ.get("PYTHONPATH", "")]))
+    memo = tmp_path / "cache" / "runtime-probe.json"
+    with pytest.raises(ProviderError) as caught:
+        ensure_runtime_works("local", tmp_path / "m.gguf", "abc", 1, memo)
+    message = str(caught.value)
+    assert caught.value.exit_code == 2
+    assert "killed by SIGSEGV" in message
+    assert "features:" in message and "build flags:" in message
+    assert f"tools/install-llama-runtime.sh {sys.executable}" in message
+    assert not memo.exists(), "a failed probe must not be memoised"
+
+
+def test_a_passing_probe_is_memoised_per_runtime_build_and_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(fake_runtime(tmp_path, "")))
+    calls: list[Path] = []
+
+    def passing(model: Path, n_threads: int) -> runtime_probe.ProbeResult:
+        calls.append(model)
+        return runtime_probe.ProbeResult(True, "", "CPU : AVX2 = 1", "")
+
+    monkeypatch.setattr(runtime_probe, "run_probe", passing)
+    memo = tmp_path / "runtime-probe.json"
+    ensure_runtime_works("local", tmp_path / "m.gguf", "model-a", 1, memo)
+    runtime_probe._VERIFIED.clear()  # a new process: only the file remembers
+    ensure_runtime_works("local", tmp_path / "m.gguf", "model-a", 1, memo)
+    assert len(calls) == 1
+    ensure_runtime_works("local", tmp_path / "m.gguf", "model-b", 1, memo)
+    assert len(calls) == 2, "another model file is probed again"
+    assert all(entry["ok"] for entry in json.loads(memo.read_text()).values())
+
+
+def test_a_stage_on_a_crashing_runtime_exits_2_with_the_message(tmp_path: Path) -> None:
+    for pid in ("P1", "P2"):
+        write_doc(tmp_path / "data" / "personalities", make_doc(pid))
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF not really a model")
+    local = {"provider": "local", "model": "m", "max_tokens": 16}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({
+        "providers": {"local": {"kind": "llama_cpp", "model_path": str(model)}},
+        "models": {"generator": local, "judges": [{"name": "j", **local}],
+                   "mcq_builder": local, "mcq_answerers": [{"name": "a", **local}]},
+    }))
+    assert invoke(tmp_path, "prepare").exit_code == 0
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(fake_runtime(tmp_path, CRASH)), str(REPO)])}
+    done = subprocess.run([sys.executable, "-m", "stages", "fact-summary"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "killed by SIGSEGV" in done.stderr
+    assert "tools/install-llama-runtime.sh" in done.stderr
+    assert "Traceback" not in done.stderr
