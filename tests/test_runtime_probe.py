@@ -79,16 +79,21 @@ def test_a_passing_probe_is_memoised_per_runtime_build_and_model(
     assert all(entry["ok"] for entry in json.loads(memo.read_text()).values())
 
 
+def models(provider: str) -> dict:
+    """Every model role on one provider."""
+    one = {"provider": provider, "model": "m", "max_tokens": 16}
+    return {"generator": one, "judges": [{"name": "j", **one}], "mcq_builder": one,
+            "mcq_answerers": [{"name": "a", **one}]}
+
+
 def test_a_stage_on_a_crashing_runtime_exits_2_with_the_message(tmp_path: Path) -> None:
     for pid in ("P1", "P2"):
         write_doc(tmp_path / "data" / "personalities", make_doc(pid))
     model = tmp_path / "model.gguf"
     model.write_bytes(b"GGUF not really a model")
-    local = {"provider": "local", "model": "m", "max_tokens": 16}
     (tmp_path / "params.yaml").write_text(yaml.safe_dump({
         "providers": {"local": {"kind": "llama_cpp", "model_path": str(model)}},
-        "models": {"generator": local, "judges": [{"name": "j", **local}],
-                   "mcq_builder": local, "mcq_answerers": [{"name": "a", **local}]},
+        "models": models("local"),
     }))
     assert invoke(tmp_path, "prepare").exit_code == 0
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
@@ -99,3 +104,29 @@ def test_a_stage_on_a_crashing_runtime_exits_2_with_the_message(tmp_path: Path) 
     assert "killed by SIGSEGV" in done.stderr
     assert "tools/install-llama-runtime.sh" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_doctor_reports_runtime_providers_and_cache_and_fails_on_a_missing_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCTOR_TEST_KEY", "")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({
+        "providers": {
+            "script": {"kind": "scripted", "script": "tests.scripted_models:echo_answer"},
+            "remote": {"kind": "openai", "base_url": "http://127.0.0.1:9/v1",
+                       "api_key_env": "DOCTOR_TEST_KEY"},
+        },
+        "models": models("script"),
+    }))
+    result = invoke(tmp_path, "doctor")
+    assert result.exit_code == 0, result.output
+    for expected in ("cpu ", "runtime ", "build flags:", "script", "remote",
+                     "not asked ($DOCTOR_TEST_KEY is not set)", "cache ",
+                     "doctor: all checks passed"):
+        assert expected in result.output
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({
+        "providers": {"local": {"kind": "llama_cpp", "model_path": str(tmp_path / "no.gguf")}},
+        "models": models("local"),
+    }))
+    result = invoke(tmp_path, "doctor")
+    assert result.exit_code == 2
+    assert "GGUF model file not found" in result.output
