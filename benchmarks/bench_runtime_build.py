@@ -15,11 +15,9 @@ import os
 import statistics
 import time
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import llama_cpp
 
-import llama_cpp  # noqa: E402
-
-from interviewsim.llm.gguf import resolve_model_path  # noqa: E402
+from interviewsim.llm.gguf import resolve_model_path
 
 PROMPT = " ".join(
     f"In interview {i} the speaker described how the workshop changed after the flood, "

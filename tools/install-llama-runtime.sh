@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install llama-cpp-python (the embedded model's runtime) into the Python given as $1, compiled
-# for any x86-64 CPU with AVX2 (x86-64-v3) or any arm64, never with -march=native.
+# for any x86-64 CPU with AVX2 (x86-64-v3) or any arm64, never with -march=native, and with
+# ggml's own thread pool instead of OpenMP (as fast when idle, and no OMP_WAIT_POLICY trap).
 #
 # Why: pip compiles llama-cpp-python from source with GGML_NATIVE, i.e. for the CPU it happens
 # to build on; that binary segfaulted in llama_decode on an AVX-512/AMX Xeon of our pool and can
@@ -19,7 +20,7 @@ set -euo pipefail
 
 python="${1:?usage: $0 PYTHON}"
 version="${LLAMA_CPP_VERSION:-0.3.36}"
-flags="${LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX=ON}"
+flags="${LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX=ON -DGGML_OPENMP=OFF}"
 root="${INTERVIEWSIM_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/interviewsim/wheels}"
 key="$(printf '%s\n%s\n%s\n' "$version" "$flags" "$(uname -sm)" | sha256sum | cut -c1-16)"
 house="$root/llama-cpp-python-$version-$key"

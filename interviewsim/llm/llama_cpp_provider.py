@@ -49,10 +49,6 @@ class LoadedModel:
     """A loaded ``Llama``, its chat template, and the one thread allowed to use it."""
 
     def __init__(self, path: Path, settings: LlamaCppProviderSettings):
-        # llama.cpp's OpenMP threads spin while waiting by default; when the cores are shared
-        # (tests, several stages, a busy laptop) spinning threads starve each other and a call
-        # took 5-10x longer in our measurements. Passive waiting costs nothing when idle.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         from llama_cpp import Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 

@@ -38,8 +38,7 @@ PROBE_MEMO = "runtime-probe.json"
 """File name of the memo, beside the response cache."""
 
 PROBE_CODE = """
-import json, os, sys
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import json, sys
 import llama_cpp
 info = llama_cpp.llama_print_system_info().decode("utf-8", "replace").strip()
 print(json.dumps({"system_info": info}), flush=True)
