@@ -14,7 +14,10 @@ import pytest
 
 from interviewsim.errors import ProviderError
 from interviewsim.llm import ModelClient, ModelHub, OutputConstraint
+from interviewsim.judge_constraints import content_similarity_constraints, trait_rating_constraints
 from interviewsim.llm.gguf import resolve_model_path
+from interviewsim.llm.lazy_grammar import LazyGrammar
+from interviewsim.llm.llama_cpp_provider import TOP_K
 from interviewsim.llm.settings import ModelSettings
 from interviewsim.params import parse_params
 
@@ -94,3 +97,35 @@ def test_seam_renders_the_prompt_llama_cpp_python_would(client: ModelClient) -> 
     [result] = client.complete_many([client.request(messages, max_tokens=8)])
     assert result.text == raw["choices"][0]["message"]["content"]
     assert result.usage.prompt_tokens == raw["usage"]["prompt_tokens"]
+
+
+LAZY_CASES = [
+    ("Rate the speaker's openness. Answer with a level and a reason.",
+     trait_rating_constraints(120)[0].grammar),
+    ("Grade this answer against the reference: both say the kiln cracked in winter.",
+     content_similarity_constraints(120)[0].grammar),
+    ("Pick one option: A, B or C.", 'root ::= ("A" | "B" | "C") ")"'),
+    ("Write the number of days in a week as digits, then stop.", 'root ::= [0-9]+ "."'),
+]
+
+
+@pytest.mark.parametrize(("prompt", "grammar"), LAZY_CASES, ids=["ps", "cs", "abc", "digits"])
+@pytest.mark.parametrize("temperature", [0.0, 0.7])
+def test_lazy_grammar_decodes_exactly_what_full_grammar_masking_decodes(
+        client: ModelClient, prompt: str, grammar: str, temperature: float) -> None:
+    from llama_cpp import LlamaGrammar, LogitsProcessorList
+
+    llama = client.provider.model().llama
+    tokens = llama.tokenize(f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n"
+                            .encode(), special=True)
+    for seed in (1, 2, 3) if temperature else (0,):
+        llama.reset()
+        full = llama.create_completion(tokens, max_tokens=60, temperature=temperature, seed=seed,
+                                       grammar=LlamaGrammar.from_string(grammar, verbose=False))
+        llama.reset()
+        lazy = LazyGrammar(llama, grammar, 1 if temperature == 0 else TOP_K)
+        fast = llama.create_completion(tokens, max_tokens=60, temperature=temperature, seed=seed,
+                                       top_k=TOP_K, logits_processor=LogitsProcessorList([lazy]))
+        lazy.close()
+        assert fast["choices"][0]["text"] == full["choices"][0]["text"]
+        assert fast["usage"] == full["usage"]

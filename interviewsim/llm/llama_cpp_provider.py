@@ -35,10 +35,14 @@ from typing import Any
 from interviewsim.errors import ProviderError
 from interviewsim.llm.gbnf import gbnf_from_schema
 from interviewsim.llm.gguf import content_hash, resolve_model_path
+from interviewsim.llm.lazy_grammar import LazyGrammar
 from interviewsim.llm.provider import Provider, sampling_seed
 from interviewsim.llm.runtime_probe import PROBE_MEMO, ensure_runtime_works
 from interviewsim.llm.settings import LlamaCppProviderSettings
 from interviewsim.llm.types import ChatRequest, ChatResult, OutputConstraint, Usage
+
+TOP_K = 40
+"""llama-cpp-python's default top-k, stated so the lazy grammar keeps as many valid tokens."""
 
 TRACE_ENV = "INTERVIEWSIM_LLAMA_TRACE"
 """When set to a file path, every embedded call appends one JSON line there: prompt tokens,
@@ -108,22 +112,18 @@ def load_model(path: Path, settings: LlamaCppProviderSettings) -> LoadedModel:
 
 
 @lru_cache(maxsize=64)
-def _grammar(kind: str, text: str) -> Any:
-    from llama_cpp import LlamaGrammar
-
-    if kind == "json_schema":
-        return LlamaGrammar.from_string(gbnf_from_schema(json.loads(text)), verbose=False)
-    return LlamaGrammar.from_string(text, verbose=False)
+def _schema_grammar(schema_json: str) -> str:
+    return gbnf_from_schema(json.loads(schema_json))
 
 
-def grammar_for(constraint: OutputConstraint | None) -> Any:
-    """The llama.cpp grammar that enforces a constraint, or None."""
+def grammar_text(constraint: OutputConstraint | None) -> str | None:
+    """The GBNF grammar that enforces a constraint, or None."""
     if constraint is None:
         return None
     if constraint.kind == "json_schema" and constraint.json_schema is not None:
-        return _grammar("json_schema", json.dumps(constraint.json_schema, sort_keys=True))
+        return _schema_grammar(json.dumps(constraint.json_schema, sort_keys=True))
     if constraint.kind == "grammar" and constraint.grammar:
-        return _grammar("grammar", constraint.grammar)
+        return constraint.grammar
     return None
 
 
@@ -181,6 +181,8 @@ class LlamaCppProvider(Provider):
         loaded.executor.submit(check_all).result()
 
     def _complete_sync(self, loaded: LoadedModel, request: ChatRequest) -> dict[str, Any]:
+        from llama_cpp import LogitsProcessorList
+
         tokens, stop = loaded.prompt_tokens(request)
         self._check_size(len(tokens), request)
         if not self.settings.prefix_cache:
@@ -189,14 +191,22 @@ class LlamaCppProvider(Provider):
         reused = (loaded.llama.longest_token_prefix(loaded.llama._input_ids.tolist(), tokens)
                   if trace else 0)
         start = time.perf_counter()
-        output = loaded.llama.create_completion(
-            prompt=tokens,
-            max_tokens=request.max_tokens,
-            temperature=request.temperature,
-            seed=sampling_seed(request),
-            stop=stop,
-            grammar=grammar_for(request.constraint),
-        )
+        grammar = grammar_text(request.constraint)
+        lazy = (LazyGrammar(loaded.llama, grammar, 1 if request.temperature == 0 else TOP_K)
+                if grammar else None)
+        try:
+            output = loaded.llama.create_completion(
+                prompt=tokens,
+                max_tokens=request.max_tokens,
+                temperature=request.temperature,
+                top_k=TOP_K,
+                seed=sampling_seed(request),
+                stop=stop,
+                logits_processor=LogitsProcessorList([lazy]) if lazy else None,
+            )
+        finally:
+            if lazy is not None:
+                lazy.close()
         if trace:
             record = {"prompt_tokens": len(tokens), "reused_tokens": reused,
                       "completion_tokens": output["usage"]["completion_tokens"],
