@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from interviewsim.errors import ProviderError
-from interviewsim.llm import ModelClient, ModelHub, OutputConstraint
 from interviewsim.judge_constraints import content_similarity_constraints, trait_rating_constraints
+from interviewsim.llm import ModelClient, ModelHub, OutputConstraint
 from interviewsim.llm.gguf import resolve_model_path
 from interviewsim.llm.lazy_grammar import LazyGrammar
 from interviewsim.llm.llama_cpp_provider import TOP_K
