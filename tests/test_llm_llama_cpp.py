@@ -129,3 +129,21 @@ def test_lazy_grammar_decodes_exactly_what_full_grammar_masking_decodes(
         lazy.close()
         assert fast["choices"][0]["text"] == full["choices"][0]["text"]
         assert fast["usage"] == full["usage"]
+
+
+def test_interleaved_roles_each_find_their_prefix_in_their_own_kv_slot(
+        client: ModelClient) -> None:
+    roles = {"interviewer": "You are the interviewer. Ask one short question. " * 12,
+             "evaluator": "You are the evaluator. Score the answer from 1 to 5. " * 12}
+
+    def messages(role: str, turn: int) -> list[dict[str, str]]:
+        return [{"role": "system", "content": roles[role]},
+                {"role": "user", "content": f"Turn {turn}: the candidate spoke about kilns."}]
+
+    for turn, role in enumerate(["interviewer", "evaluator", "interviewer", "evaluator"]):
+        client.complete_many([client.request(messages(role, turn), max_tokens=2)])
+    loaded = client.provider.model()
+    tokens, _ = loaded.prompt_tokens(client.request(messages("interviewer", 9)))
+    _, reused = loaded.slot_for(tokens)
+    assert len(loaded.slots) >= 2
+    assert reused > 100, "the interviewer's instructions were evicted by the evaluator's"

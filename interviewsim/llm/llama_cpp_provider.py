@@ -13,7 +13,9 @@ ignores integer ``minimum``/``maximum`` in schemas: express bounded integers as 
 Prefix reuse: llama-cpp-python keeps the KV cache of the previous prompt and re-evaluates only
 the tokens after the longest common prefix, so consecutive prompts that share a long prefix
 (same instruction and context, different question) skip most of the prompt evaluation. With
-``prefix_cache: false`` the state is reset before every call (used to measure the difference).
+``kv_slots`` contexts, prompts of interleaved roles each find their own prefix again
+(:meth:`LoadedModel.slot_for`). With ``prefix_cache: false`` the state is reset before every
+call (used to measure the difference).
 A reused prefix can change the last floating-point bits of the logits against a cold
 evaluation, so an answer may depend on the call before it; the response cache, not
 re-evaluation, is what makes reruns exact.
@@ -49,20 +51,24 @@ TRACE_ENV = "INTERVIEWSIM_LLAMA_TRACE"
 tokens reused from the KV prefix cache, tokens generated, seconds (benchmarks/bench_cold_run.py)."""
 
 
+SLOT_MIN_REUSE = 64
+"""A call goes to a fresh or least recently used KV slot unless some slot already holds at
+least this many of its prompt's first tokens (a shared chat header alone is not worth it)."""
+
+
 class LoadedModel:
-    """A loaded ``Llama``, its chat template, and the one thread allowed to use it."""
+    """A loaded ``Llama``, its chat template, the one thread allowed to use it, and up to
+    ``kv_slots`` contexts over the same memory-mapped weights, each with its own KV cache."""
 
     def __init__(self, path: Path, settings: LlamaCppProviderSettings):
-        from llama_cpp import Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-        self.llama = Llama(
-            model_path=str(path),
-            n_ctx=settings.n_ctx,
-            n_threads=settings.n_threads,
-            n_batch=settings.n_batch,
-            verbose=False,
-        )
+        self.path = path
+        self.settings = settings
+        self.llama = self._new_context()
+        self.slots = [self.llama]
+        self._last_used = [0]
+        self._clock = 0
         template = self.llama.metadata.get("tokenizer.chat_template")
         if not template:
             raise ProviderError(f"GGUF {path} has no chat template (tokenizer.chat_template)")
@@ -75,6 +81,37 @@ class LoadedModel:
             stop_token_ids=[eos_id],
         )
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama-cpp")
+
+    def _new_context(self) -> Any:
+        from llama_cpp import Llama
+
+        return Llama(model_path=str(self.path), n_ctx=self.settings.n_ctx,
+                     n_threads=self.settings.n_threads, n_batch=self.settings.n_batch,
+                     verbose=False)
+
+    def slot_for(self, tokens: list[int]) -> tuple[Any, int]:
+        """The context to evaluate ``tokens`` in, and how many of them its KV cache holds.
+
+        The slot sharing the longest prefix with the prompt, when that is worth keeping;
+        otherwise a new slot while there are fewer than ``kv_slots``, else the least recently
+        used one. Interleaved roles (the interview agent's interviewer, twin and evaluator,
+        each with its own instructions and growing history) so stop evicting each other's
+        prefix. The choice depends only on the sequence of calls, so reruns make the same.
+        """
+        reuse = [slot.longest_token_prefix(slot._input_ids.tolist(), tokens)
+                 for slot in self.slots]
+        best = max(range(len(self.slots)), key=lambda i: (reuse[i], -i))
+        if reuse[best] < min(SLOT_MIN_REUSE, len(tokens)):
+            if len(self.slots) < self.settings.kv_slots:
+                self.slots.append(self._new_context())
+                self._last_used.append(0)
+                reuse.append(0)
+                best = len(self.slots) - 1
+            else:
+                best = min(range(len(self.slots)), key=lambda i: self._last_used[i])
+        self._clock += 1
+        self._last_used[best] = self._clock
+        return self.slots[best], reuse[best]
 
     def prompt_tokens(self, request: ChatRequest) -> tuple[list[int], list[str]]:
         """The request rendered with the model's chat template, as tokens, and its stop strings."""
@@ -98,7 +135,8 @@ def _close_models() -> None:
     module globals are gone and prints a TypeError traceback at every exit otherwise."""
     with _MODELS_LOCK:
         for model in _MODELS.values():
-            model.llama.close()
+            for slot in model.slots:
+                slot.close()
         _MODELS.clear()
 
 
@@ -185,17 +223,18 @@ class LlamaCppProvider(Provider):
 
         tokens, stop = loaded.prompt_tokens(request)
         self._check_size(len(tokens), request)
-        if not self.settings.prefix_cache:
-            loaded.llama.reset()
+        if self.settings.prefix_cache:
+            llama, reused = loaded.slot_for(tokens)
+        else:
+            llama, reused = loaded.llama, 0
+            llama.reset()
         trace = os.environ.get(TRACE_ENV)
-        reused = (loaded.llama.longest_token_prefix(loaded.llama._input_ids.tolist(), tokens)
-                  if trace else 0)
         start = time.perf_counter()
         grammar = grammar_text(request.constraint)
-        lazy = (LazyGrammar(loaded.llama, grammar, 1 if request.temperature == 0 else TOP_K)
+        lazy = (LazyGrammar(llama, grammar, 1 if request.temperature == 0 else TOP_K)
                 if grammar else None)
         try:
-            output = loaded.llama.create_completion(
+            output = llama.create_completion(
                 prompt=tokens,
                 max_tokens=request.max_tokens,
                 temperature=request.temperature,

@@ -25,6 +25,10 @@ class LlamaCppProviderSettings(_Settings):
     """Prompt-evaluation batch size."""
     prefix_cache: bool = True
     """Keep llama.cpp's KV prefix cache so prompts sharing a prefix skip re-evaluating it."""
+    kv_slots: int = Field(3, gt=0)
+    """Contexts kept over the same weights, each with its own KV cache (about 190 MB each at
+    ``n_ctx`` 8192 for SmolLM2-135M): a call goes to the one already holding the longest
+    prefix of its prompt, so interleaved roles do not evict each other's prefix."""
 
 
 class OpenAIProviderSettings(_Settings):
