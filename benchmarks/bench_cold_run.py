@@ -70,7 +70,8 @@ def main() -> None:
     if args.work.exists():
         shutil.rmtree(args.work)
     subprocess.run(["git", "clone", "-q", str(REPO), str(args.work)], check=True)
-    env = {**os.environ, "INTERVIEWSIM_PROGRESS": "0"}
+    # the clone's own code, not the editable install's checkout
+    env = {**os.environ, "INTERVIEWSIM_PROGRESS": "0", "PYTHONPATH": str(args.work.resolve())}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
     committed_lock = (args.work / "dvc.lock").read_text()
     committed_metrics = json.loads((args.work / "reports/metrics.json").read_text())

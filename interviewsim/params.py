@@ -80,6 +80,10 @@ class JudgeParams(_Section):
     """Temperature of the PS runs, so the runs are independent samples."""
     max_attempts: int = Field(3, gt=0)
     """Attempts for an output that breaks its contract before it is recorded invalid."""
+    fact_summary_min_tokens: int = Field(200, gt=0)
+    """Token limit of a fact summary at least this, whatever the judge's ``max_tokens``: every
+    FC judgment reads it, so it needs more room than one judgment's explanation (one call per
+    personality and judge)."""
 
 
 class McqParams(_Section):

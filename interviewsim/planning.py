@@ -212,11 +212,12 @@ def plan_personality(plan: Plan, person: PersonalityData, params: Params,
     for judge in models.judges:
         # fact-summary: one per personality and judge (its prompt is exact)
         grouped = [[p.response for p in group] for _, group in interviews]
+        summary_tokens = max(judge.max_tokens, params.judge.fact_summary_min_tokens)
         plan.line("fact-summary", f"judge:{judge.name}", judge.model).add(
-            _tokens(fact_summary_messages(grouped)), judge.max_tokens)
+            _tokens(fact_summary_messages(grouped)), summary_tokens)
         # judge CS and FC: one each per generated answer (strategy × held-out pair)
         judged = plan.line("judge", f"judge:{judge.name}", judge.model, estimated=True)
-        summary = _stand_in(judge.max_tokens)
+        summary = _stand_in(summary_tokens)
         for pair, tokens in zip(heldout, answer_tokens, strict=True):
             answer = _stand_in(min(tokens, gen.max_tokens))
             n = len(params.strategies)

@@ -14,7 +14,7 @@ from interviewsim.judge_parsers import FactSummary, parse_fact_summary
 from interviewsim.judge_prompts import fact_summary_messages
 from interviewsim.judge_runs import Ask, JudgeTask
 from interviewsim.llm import ModelHub
-from interviewsim.llm.settings import ModelSettings
+from interviewsim.llm.settings import ModelSettings, NamedModelSettings
 from interviewsim.stage_summary import write_summary
 from interviewsim.summary_gate import SummaryGate
 from stages.common import FACT_SUMMARY_DIR, PREPARED_DIR, params_option, read_params
@@ -27,6 +27,11 @@ CHUNK = 256
 def summary_task(judge: ModelSettings) -> JudgeTask[FactSummary]:
     return JudgeTask(parse=parse_fact_summary,
                      constraints=fact_summary_constraints(judge.max_tokens))
+
+
+def summary_model(judge: NamedModelSettings, min_tokens: int) -> NamedModelSettings:
+    """The judge as the fact summary asks it: ``judge.fact_summary_min_tokens`` at least."""
+    return judge.model_copy(update={"max_tokens": max(judge.max_tokens, min_tokens)})
 
 
 def summary_ask(person: PersonalityData) -> Ask:
@@ -58,7 +63,8 @@ def fact_summary(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: 
     Writes fact_summaries.jsonl (sorted by personality_id, judge) and summary.json.
     """
     params = read_params(params_path)
-    judges = sorted(params.models.judges, key=lambda j: j.name)
+    judges = [summary_model(j, params.judge.fact_summary_min_tokens)
+              for j in sorted(params.models.judges, key=lambda j: j.name)]
 
     def chunks():
         """(personality ids, asks) of CHUNK personalities at a time: memory stays bounded."""

@@ -1,16 +1,15 @@
 """Grammar-constrained decoding that checks the likely tokens first, with the same result.
 
 llama.cpp's grammar sampler tests every token of the vocabulary (49,152 for SmolLM2) against
-the grammar at every step. On 2 cores that made a constrained token cost ~25 ms against ~10 ms
-for a free one, and most of what the judges, the MCQ stages and the interview agent generate
-is constrained (benchmarks/README.md "Cold run"). Yet the sampler only ever keeps the highest
-logits: greedy decoding takes the best grammar-valid token, and llama-cpp-python's sampling
-chain keeps the ``top_k`` best valid tokens before top-p, min-p and temperature. So this
-logits processor tests candidates in descending logit order, a chunk at a time, until it has
-found that many valid tokens with nothing untested that could tie or beat them, and masks
-every other token. The chain that follows then sees exactly the candidates it would have kept
-after full masking, in the same order, and draws the same token with the same seed
-(tests/test_llm_llama_cpp.py compares both paths token for token).
+the grammar at every step, and most of what the judges, the MCQ stages and the interview agent
+generate is constrained (benchmarks/README.md "Cold run"). Yet the sampler only ever keeps the
+highest logits: greedy decoding takes the best grammar-valid token, and llama-cpp-python's
+sampling chain keeps the ``top_k`` best valid tokens before top-p, min-p and temperature. So
+this logits processor first tests the 64 likeliest tokens; when they hold that many valid ones
+with nothing untested that could tie or beat them, it masks every other token, else it tests
+the whole vocabulary as llama.cpp would. The chain that follows sees exactly the candidates it
+would have kept after full masking, in the same order, and draws the same token with the same
+seed (tests/test_llm_llama_cpp.py compares both paths token for token).
 """
 
 from __future__ import annotations
@@ -78,7 +77,9 @@ class LazyGrammar:
             # enough valid tokens, and every untested token is strictly below the last kept one
             if chunk >= size or (len(kept) >= self._keep and kept[-1] > boundary):
                 break
-            chunk = min(chunk * 8, size)
+            # Where the likeliest tokens fail, the grammar usually forces structure (a tag, a
+            # quote) that only a handful of tokens fit: test the whole vocabulary at once.
+            chunk = size
         masked = np.full_like(scores, -np.inf)
         masked[valid] = scores[valid]
         return masked
