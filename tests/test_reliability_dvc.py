@@ -51,7 +51,9 @@ from tests.reliability_kit import (
 
 pytestmark = pytest.mark.pipeline
 
-NOT_COPIED = ("data/personalities/", "data/prep/", "tests/", "benchmarks/", "docs/", ".github/")
+NOT_COPIED = ("data/personalities/", "data/prep/", "tests/", "benchmarks/", "docs/", ".github/",
+              "data/sample-cache/", "data/remote/")
+"""The copy runs its own experiment: the committed one's shipped responses are not part of it."""
 REPRO = ("dvc", "repro", "aggregate")
 """Everything aggregate needs, which is every stage of dvc.yaml."""
 HELD_AFTER = 10
