@@ -109,21 +109,12 @@ def main() -> None:
         compare(committed_lock, committed_metrics, args.work)
 
 
-def _flat(value: object, prefix: str = "") -> dict[str, object]:
-    if isinstance(value, dict):
-        out: dict[str, object] = {}
-        for key, item in value.items():
-            out.update(_flat(item, f"{prefix}.{key}" if prefix else str(key)))
-        return out
-    return {prefix: value}
-
-
 def compare(committed_lock: str, committed_metrics: dict, work: Path) -> None:
     """Print whether this run's dvc.lock and metrics equal the committed ones, and if not, by
     how much each metric differs (another CPU or llama.cpp build can change model answers)."""
     lock_equal = (work / "dvc.lock").read_text() == committed_lock
-    old = _flat(committed_metrics)
-    new = _flat(json.loads((work / "reports/metrics.json").read_text()))
+    old = committed_metrics  # metrics.json is flat: name -> number
+    new = json.loads((work / "reports/metrics.json").read_text())
     differ = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
     print(f"\ndvc.lock equal to the committed one: {'yes' if lock_equal else 'no'}")
     if not differ:

@@ -179,6 +179,7 @@ class LlamaCppProvider(Provider):
         self._sidecar = Path(cache_dir) / "gguf-hashes.json"
         self._path: Path | None = None
         self._hash: str | None = None
+        self._runtime_checked = False
 
     @property
     def path(self) -> Path:
@@ -195,9 +196,11 @@ class LlamaCppProvider(Provider):
         return {"kind": self.kind, "model": self._hash}
 
     def model(self) -> LoadedModel:
-        # A runtime built for another CPU dies in its first decode; find out in a child first.
-        ensure_runtime_works(self.name, self.path, self.identity("")["model"],
-                             self.settings.n_threads, self._sidecar.with_name(PROBE_MEMO))
+        if not self._runtime_checked:  # once per provider: model() runs on every call
+            # A runtime built for another CPU dies in its first decode; find out in a child.
+            ensure_runtime_works(self.name, self.path, self.identity("")["model"],
+                                 self.settings.n_threads, self._sidecar.with_name(PROBE_MEMO))
+            self._runtime_checked = True
         return load_model(self.path, self.settings)
 
     def _check_size(self, prompt_tokens: int, request: ChatRequest) -> None:
