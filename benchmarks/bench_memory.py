@@ -32,7 +32,7 @@ MEASURED = ("select-context", "generate", "fact-summary", "judge")
 def answer_for(system: str, user: str) -> str:
     """Valid output for every prompt generate, fact-summary and judge send; the generated
     answer varies with the prompt, so every answer (and every judge ask) is distinct."""
-    from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
+    from interviewsim.judges.prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
 
     if system == FACT_SUMMARY_SYSTEM:
         return json.dumps({"summary": "A person who keeps a workshop.", "explanation": "text"})

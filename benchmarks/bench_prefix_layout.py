@@ -19,14 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from interviewsim.context import select_context
-from interviewsim.corpus import iter_personalities
-from interviewsim.generation import generation_messages
+from interviewsim.context.strategies import select_context
+from interviewsim.data.corpus import iter_personalities
+from interviewsim.data.prepare import prepare_corpus
+from interviewsim.experiment.params import parse_params
+from interviewsim.generation.prompt import generation_messages
 from interviewsim.llm import ModelHub
 from interviewsim.llm.llama_cpp_provider import LlamaCppProvider
 from interviewsim.llm.types import Message
-from interviewsim.params import parse_params
-from interviewsim.prepare import prepare_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -76,7 +76,7 @@ def main() -> None:
                                               selection, pairs))
         layouts = {"context first (project)": stable,
                    "question first": [question_first(m) for m in stable]}
-        hub = ModelHub(params)
+        hub = ModelHub(params.hub)
         client = hub.client(params.models.generator, label="bench")
         provider = hub.provider("local")
         assert isinstance(provider, LlamaCppProvider)

@@ -30,10 +30,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("INTERVIEWSIM_PROGRESS", "0")
 
+from interviewsim.experiment.params import Params, parse_params  # noqa: E402
 from interviewsim.llm import ModelHub  # noqa: E402
 from interviewsim.llm.scripted import ScriptedProvider  # noqa: E402
 from interviewsim.llm.settings import ModelSettings  # noqa: E402
-from interviewsim.params import Params, parse_params  # noqa: E402
 from tests.mock_openai import separate_process  # noqa: E402
 
 LATENCY_S = 0.1
@@ -61,7 +61,7 @@ def http_throughput(levels: list[int], seconds: float) -> None:
                 params = params_for(Path(tmp) / "c.sqlite", {"api": {
                     "kind": "openai", "base_url": base_url, "api_key_env": "BENCH_KEY",
                     "max_concurrency": level}})
-                with ModelHub(params) as hub:
+                with ModelHub(params.hub) as hub:
                     client = hub.client(ModelSettings(provider="api", model="mock"))
                     client.complete_many([client.request(user("warm-up"))])
                     requests = [client.request(user(f"q{level}-{i}")) for i in range(count)]
@@ -105,7 +105,7 @@ def cache_hit_overhead(count: int = 1000) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         params = params_for(Path(tmp) / "c.sqlite", {})
         provider = ScriptedProvider(lambda request: "an answer of ordinary length " * 4)
-        with ModelHub(params, provider_overrides={"local": provider}) as hub:
+        with ModelHub(params.hub, provider_overrides={"local": provider}) as hub:
             client = hub.client(ModelSettings(provider="local", model="scripted"))
             context = "Earlier interview excerpts. " * 200  # a realistic ~1,400-token prompt
             requests = [client.request(user(f"{context} Question {i}?")) for i in range(count)]
@@ -129,7 +129,7 @@ def cache_hit_overhead(count: int = 1000) -> None:
 def embedding_cache(count: int = 5000) -> None:
     import random
 
-    from interviewsim.embeddings import build_embedder
+    from interviewsim.context.embeddings import build_embedder
     from interviewsim.llm.settings import EmbedderSettings
 
     generator = random.Random(0)
@@ -154,7 +154,7 @@ def model_throughput(rounds: int, max_tokens: int) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         params = params_for(Path(tmp) / "c.sqlite", {})
-        with ModelHub(params) as hub:
+        with ModelHub(params.hub) as hub:
             client = hub.client(ModelSettings(provider="local", model="smollm2-135m-instruct"))
             provider = client.provider
             assert isinstance(provider, LlamaCppProvider)
@@ -190,7 +190,7 @@ def prefix_cache_effect(rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         params = params_for(Path(tmp) / "c.sqlite", {
             "on": {**llama_cpp, "prefix_cache": True}, "off": {**llama_cpp, "prefix_cache": False}})
-        with ModelHub(params) as hub:
+        with ModelHub(params.hub) as hub:
             clients = {name: hub.client(ModelSettings(provider=name, model="smollm2", max_tokens=1))
                        for name in ("on", "off")}
 

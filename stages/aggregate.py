@@ -8,7 +8,21 @@ from pathlib import Path
 
 import click
 
-from interviewsim.jsonio import (
+from interviewsim.analysis.metrics import (
+    flat_metrics,
+    load_cells,
+    per_personality_csv,
+    summarise_usage,
+)
+from interviewsim.analysis.report import (
+    ReportData,
+    plot_metric,
+    plot_rows,
+    render_report,
+    row_order,
+)
+from interviewsim.analysis.stats import confidence_intervals, pairwise_tests
+from interviewsim.data.jsonio import (
     canonical_json,
     load_json_strict,
     read_jsonl,
@@ -17,10 +31,7 @@ from interviewsim.jsonio import (
     write_jsonl_atomic,
     write_text_atomic,
 )
-from interviewsim.metrics import flat_metrics, load_cells, per_personality_csv, summarise_usage
-from interviewsim.params import Params
-from interviewsim.report import ReportData, plot_metric, plot_rows, render_report, row_order
-from interviewsim.stats import confidence_intervals, pairwise_tests
+from interviewsim.experiment.params import Params
 from stages.common import JUDGED_DIR, MCQ_ANSWERS_DIR, REPORTS_DIR, params_option, read_params
 
 SAMPLE_PER_GROUP = 3
@@ -55,7 +66,7 @@ def _sample(paths: Iterable[Path]) -> list[dict]:
 def _inputs_hash(files: Iterable[Path], params: Params) -> str:
     """What makes two executions identical: every file read and the code that turns them into
     numbers (both by content, as DVC sees its deps), and the params."""
-    from interviewsim import metrics, report, stats, tracking
+    from interviewsim.analysis import metrics, report, stats, tracking
 
     code = [Path(m.__file__) for m in (metrics, report, stats, tracking) if m.__file__]
     digests = {str(path): sha256_hex(path.read_bytes()) for path in sorted(set(files))}
@@ -133,7 +144,12 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
     if no_mlflow:
         return
 
-    from interviewsim.tracking import child_runs, flatten_params, log_aggregate, run_identity
+    from interviewsim.analysis.tracking import (
+        child_runs,
+        flatten_params,
+        log_aggregate,
+        run_identity,
+    )
 
     identity = run_identity(_inputs_hash([*metric_files, *summary_paths, *sample_from], params))
     result = log_aggregate(

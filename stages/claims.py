@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from interviewsim.claims import ground_claims, strategy_summary
-from interviewsim.jsonio import read_jsonl, write_json_atomic, write_jsonl_atomic
+from interviewsim.analysis.claims import ground_claims, strategy_summary
+from interviewsim.data.jsonio import read_jsonl, write_json_atomic, write_jsonl_atomic
 from stages.common import GENERATED_DIR, PREPARED_DIR
 
 CLAIMS_DIR = Path("data/artifacts/claims")

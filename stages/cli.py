@@ -25,16 +25,16 @@ COMMANDS: dict[str, str] = {
     "claims": "stages.claims:claims",
     "mcq-build": "stages.mcq_build:mcq_build",
     "mcq-answer": "stages.mcq_answer:mcq_answer",
-    "style-metrics": "stages.interview_stage:style_metrics_cmd",
+    "style-metrics": "stages.style:style_metrics_cmd",
     "aggregate": "stages.aggregate:aggregate",
-    "plan": "stages.plan:plan",
-    "prep": "stages.prep:prep",
-    "interview": "stages.interview:interview",
-    "interview-experiment": "stages.interview_stage:interview_experiment",
-    "params": "stages.params_cmd:params",
-    "cache": "stages.cache_cmd:cache",
-    "batch": "stages.batch_cmd:batch",
-    "doctor": "stages.doctor_cmd:doctor",
+    "plan": "stages.commands.plan:plan",
+    "prep": "stages.commands.prep:prep",
+    "interview": "stages.commands.interview:interview",
+    "interview-experiment": "stages.interview:interview_experiment",
+    "params": "stages.commands.params:params",
+    "cache": "stages.commands.cache:cache",
+    "batch": "stages.commands.batch:batch",
+    "doctor": "stages.commands.doctor:doctor",
 }
 
 
@@ -61,6 +61,10 @@ def cli() -> None:
     Exit codes: 0 success, 1 invalid input or configuration, 2 model provider failure,
     3 leakage of held-out text detected, 4 `batch collect`: batches still running.
     """
+    from interviewsim.llm.workers import ENTRY_POINT
+
+    # a stage that runs as several processes forks copies of itself that start here again
+    click.get_current_context().meta[ENTRY_POINT] = main
 
 
 def _logging() -> None:

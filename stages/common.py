@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from interviewsim.params import Params, load_params
+from interviewsim.experiment.params import Params, load_params
 
 PREPARED_DIR = Path("data/artifacts/prepared")
 CONTEXT_DIR = Path("data/artifacts/context")

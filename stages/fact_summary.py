@@ -7,16 +7,16 @@ from pathlib import Path
 
 import click
 
-from interviewsim.corpus import PersonalityData, iter_personalities
-from interviewsim.jsonio import write_jsonl_atomic
-from interviewsim.judge_constraints import fact_summary_constraints
-from interviewsim.judge_parsers import FactSummary, parse_fact_summary
-from interviewsim.judge_prompts import fact_summary_messages
-from interviewsim.judge_runs import Ask, JudgeTask
+from interviewsim.data.corpus import PersonalityData, iter_personalities
+from interviewsim.data.jsonio import write_jsonl_atomic
+from interviewsim.data.stage_summary import write_summary
+from interviewsim.judges.constraints import fact_summary_constraints
+from interviewsim.judges.parsers import FactSummary, parse_fact_summary
+from interviewsim.judges.prompts import fact_summary_messages
+from interviewsim.judges.summary_gate import SummaryGate
 from interviewsim.llm import ModelHub
+from interviewsim.llm.asking import Ask, JudgeTask
 from interviewsim.llm.settings import ModelSettings, NamedModelSettings
-from interviewsim.stage_summary import write_summary
-from interviewsim.summary_gate import SummaryGate
 from stages.common import FACT_SUMMARY_DIR, PREPARED_DIR, params_option, read_params
 
 FACT_SUMMARIES = "fact_summaries.jsonl"
@@ -79,7 +79,7 @@ def fact_summary(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: 
         if ids:
             yield ids, asks
 
-    with ModelHub(params) as hub:
+    with ModelHub(params.hub) as hub:
         clients = {j.name: hub.client(j, label=f"fact-summary/{j.name}") for j in judges}
         if dry_run:
             plans = [summary_task(j).plan(clients[j.name], asks)

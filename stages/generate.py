@@ -8,19 +8,20 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from interviewsim.batching import fill_batches, group_label, overlapped
-from interviewsim.context import ContextSelection
-from interviewsim.corpus import (
+from interviewsim.context.strategies import ContextSelection
+from interviewsim.data.corpus import (
     PersonalityData,
     grouped_by_personality,
     iter_personalities,
     next_group,
 )
-from interviewsim.generation import ANSWER, LeakageGuard, generation_messages
-from interviewsim.jsonio import write_jsonl_atomic
-from interviewsim.judge_runs import Ask
+from interviewsim.data.jsonio import write_jsonl_atomic
+from interviewsim.data.stage_summary import write_summary
+from interviewsim.generation.prompt import ANSWER, LeakageGuard, generation_messages
 from interviewsim.llm import ModelHub
-from interviewsim.stage_summary import write_summary
+from interviewsim.llm.asking import Ask
+from interviewsim.llm.batching import fill_batches, group_label, overlapped
+from interviewsim.llm.workers import Shard, as_copies, by_personality, shard_option
 from stages.common import (
     CONTEXT_DIR,
     GENERATED_DIR,
@@ -29,7 +30,6 @@ from stages.common import (
     progress_enabled,
     read_params,
 )
-from stages.workers import Shard, as_copies, by_personality, shard_option
 
 
 def _selection(record: dict) -> ContextSelection:
@@ -80,7 +80,7 @@ def generate(params_path: Path, prepared_dir: Path, context_dir: Path, out_dir: 
                        {"answers.jsonl": by_personality})
     if params is None:
         return
-    hub = ModelHub(params)
+    hub = ModelHub(params.hub)
     click.get_current_context().call_on_close(hub.close)
     hub.check(params.models.generator)
     client = hub.client(params.models.generator, label="generator")

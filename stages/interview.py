@@ -1,101 +1,125 @@
-"""``interviewsim interview``: one interview with a simulated personality or a person.
+"""DVC stage ``interview`` (command ``interview-experiment``): the interview agent at scale.
 
-Not a DVC stage (the experiment over every personality and strategy is
-``stages/interview_stage.py``); this is the command a researcher or a candidate runs.
+It interviews every personality's twin under every strategy with the
+personality plan (the held-out questions as topics) and reports the fidelity gap, the
+guardrail violation rate and the state coverage per personality.
 """
 
 from __future__ import annotations
 
-import sys
+from collections import Counter
 from pathlib import Path
 
 import click
+from tqdm import tqdm
 
 from interviewsim.agent.artifacts import write_session
-from interviewsim.agent.candidates import HumanCandidate
-from interviewsim.agent.clock import WallClock
 from interviewsim.agent.config import SETTINGS_PATH, load_agent_settings
+from interviewsim.agent.evaluator import Evaluator
+from interviewsim.agent.experiment import (
+    METRICS,
+    fidelity_records,
+    score_references,
+    session_metrics,
+)
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.results import CandidateInfo
 from interviewsim.agent.setup import open_clients, personality_plan, run_session, twin
-from interviewsim.corpus import load_personality
+from interviewsim.analysis.metrics import strategy_means
+from interviewsim.context.strategies import RetrievalIndex
+from interviewsim.data.corpus import iter_personalities
+from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
+from interviewsim.data.records import PersonalityMetric
+from interviewsim.data.stage_summary import write_summary
+from interviewsim.experiment.params import ALL_STRATEGIES, Params
 from interviewsim.llm import ModelHub
-from interviewsim.params import ALL_STRATEGIES
-from interviewsim.stage_summary import RUN_LOG, write_run_log
-from stages.common import PREPARED_DIR, params_option, read_params
+from stages.common import PREPARED_DIR, params_option, progress_enabled, read_params
 
-INTERVIEW_DIR = Path("data/artifacts/interview/runs")
+INTERVIEW_OUT = Path("data/artifacts/interview")
 
 
-@click.command()
+def _interview_all(params: Params, prepared_dir: Path, out_dir: Path, settings_path: Path,
+                   plan_name: str, strategies: list[str], metrics: list[PersonalityMetric],
+                   fidelity: list[dict], references: list[dict], counts: Counter[str]) -> dict:
+    """Run every interview, appending to the result lists; the hub's usage."""
+    settings = load_agent_settings(settings_path).model_copy(update={"coach_mode": "off"})
+    settings.check_providers(params, str(settings_path))
+    base_plan = load_plan(plan_name)
+    embedder = None
+    if {"retrieval", "hybrid"} & set(strategies):
+        from interviewsim.context.embeddings import open_embedder
+
+        embedder = open_embedder(params)
+    with ModelHub(params.hub) as hub:
+        clients = open_clients(hub, params, settings)
+        people = tqdm(iter_personalities(prepared_dir), desc="interview", unit="personality",
+                      disable=not progress_enabled())
+        for person in people:
+            plan = personality_plan(base_plan, person)
+            evaluator = Evaluator(clients.evaluator, plan, settings.evaluator_max_calls)
+            reference = score_references(evaluator, plan, person)
+            references += [r.model_dump(mode="json") for r in reference]
+            index = None if embedder is None else RetrievalIndex.build(
+                person.train, embedder.embed, params.context.retrieval_text)
+            for strategy in strategies:
+                info = CandidateInfo(kind="simulated", personality_id=person.personality_id,
+                                     strategy=strategy)
+                candidate = twin(person, strategy, clients, params, settings, index)
+                result = run_session(plan, settings, clients, candidate, info)
+                card = write_session(result, out_dir / "sessions" / person.personality_id /
+                                     strategy)
+                records = fidelity_records(result, person, strategy, reference)
+                fidelity += [r.model_dump(mode="json") for r in records]
+                metrics += session_metrics(result, records, settings.judge_name)
+                counts.update(interviews=1, turns=card.turns, scored=card.answers_scored,
+                              unscored=card.answers_unscored)
+        return hub.usage()
+
+
+@click.command("interview-experiment")
 @params_option
-@click.option("--personality", "personality_id", default=None,
-              help="Interview this personality's twin (a personality_id of the prepared data).")
-@click.option("--strategy", type=click.Choice(ALL_STRATEGIES), default="hybrid",
-              show_default=True, help="Context strategy of the twin (as in `generate`).")
-@click.option("--human", is_flag=True, help="Interview the person at this terminal instead.")
-@click.option("--plan", "plan_name", default=None,
-              help="technical, personality, or a plan YAML path "
-                   "[default: personality for a twin, technical for --human].")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=None, help=f"Artifact folder [default: {INTERVIEW_DIR}/<who>-<plan>].")
 @click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
               show_default=True)
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=INTERVIEW_OUT, show_default=True)
 @click.option("--agent-settings", "settings_path", type=click.Path(dir_okay=False, path_type=Path),
               default=SETTINGS_PATH, show_default=True)
-@click.option("--coach", "coach_mode", type=click.Choice(["off", "after", "live"]), default=None,
-              help="Override coach_mode: live shows feedback after each answer (practice).")
-def interview(params_path: Path, personality_id: str | None, strategy: str, human: bool,
-              plan_name: str | None, out_dir: Path | None, prepared_dir: Path,
-              settings_path: Path, coach_mode: str | None) -> None:
-    """Run one interview and write its transcript, scorecard, flags, state history and audit.
+@click.option("--plan", "plan_name", default=None,
+              help="Interview plan [default: params.yaml interview.plan].")
+@click.option("--strategy", "only", multiple=True, type=click.Choice(ALL_STRATEGIES),
+              help="Interview under these strategies (repeatable) [default: params.yaml "
+                   "interview.strategies]; each costs one interview per personality.")
+def interview_experiment(params_path: Path, prepared_dir: Path, out_dir: Path,
+                         settings_path: Path, plan_name: str | None,
+                         only: tuple[str, ...]) -> None:
+    """Interview every twin under every strategy; write the sessions and three metrics.
 
-    With --personality the candidate is that personality's twin, built exactly as `generate`
-    builds it and never shown a held-out answer; the personality plan then asks the held-out
-    questions. With --human you answer at the terminal, one line per answer; an empty input
-    or /quit ends the session early (its artifacts are still written).
+    Outputs: sessions/<personality>/<strategy>/ (each interview's artifacts), references.jsonl
+    (the evaluator on the real held-out answers), fidelity.jsonl (twin vs real composite per
+    question), personality_metrics.jsonl (fidelity_gap, guardrail_violation_rate,
+    state_coverage), metrics.json (per-strategy means) and summary.json. The coach is off:
+    it changes nothing that is measured here. With no strategy to interview (params.yaml
+    ``interview.strategies: []``) no model is called and the outputs are empty.
     """
-    if human == (personality_id is not None):
-        raise click.UsageError("give exactly one of --personality ID or --human")
     params = read_params(params_path)
-    settings = load_agent_settings(settings_path)
-    if coach_mode is not None:
-        settings = settings.model_copy(update={"coach_mode": coach_mode})
-    settings.check_providers(params, str(settings_path))
-    plan = load_plan(plan_name or ("technical" if human else "personality"))
-    who = "human" if human else f"{personality_id}-{strategy}"
-    out = out_dir or INTERVIEW_DIR / f"{who}-{plan.name}"
-    with ModelHub(params) as hub:
-        clients = open_clients(hub, params, settings)
-        if human:
-            candidate = HumanCandidate(sys.stdin, sys.stdout)
-            info = CandidateInfo(kind="human")
-            result = run_session(plan, settings, clients, candidate, info, WallClock())
-        else:
-            try:
-                person = load_personality(prepared_dir, personality_id)
-            except KeyError as exc:
-                raise click.BadParameter(str(exc.args[0]), param_hint="--personality") from None
-            plan = personality_plan(plan, person)
-            index = None
-            if strategy in ("retrieval", "hybrid"):
-                from interviewsim.context import RetrievalIndex
-                from stages.embedding import open_embedder
-
-                index = RetrievalIndex.build(person.train, open_embedder(params).embed,
-                                             params.context.retrieval_text)
-            candidate = twin(person, strategy, clients, params, settings, index)
-            info = CandidateInfo(kind="simulated", personality_id=person.personality_id,
-                                 strategy=strategy)
-            result = run_session(plan, settings, clients, candidate, info)
-        if human:
-            candidate.hear("Interviewer", "That's the end of the interview.")
-        scorecard = write_session(result, out)
-        write_run_log(out / RUN_LOG, {"turns": scorecard.turns}, hub.usage())
-    composite = "n/a" if scorecard.composite_mean is None else f"{scorecard.composite_mean:.2f}"
-    click.echo(
-        f"interview {plan.name} ({result.stop_reason}): {scorecard.turns} turns, "
-        f"{scorecard.answers_scored} answers scored (mean composite {composite}), "
-        f"{scorecard.flags_raised} flags, {scorecard.guardrails.turns_with_violations} turns with "
-        f"guardrail violations, state coverage {scorecard.state_coverage:.2f} -> {out}"
-    )
+    wanted = only or tuple(params.interview.strategies)
+    strategies = [s for s in params.strategies if s in wanted]
+    metrics: list[PersonalityMetric] = []
+    fidelity: list[dict] = []
+    references: list[dict] = []
+    counts: Counter[str] = Counter()
+    usage: dict = {}
+    (out_dir / "sessions").mkdir(parents=True, exist_ok=True)  # a DVC out even when empty
+    if strategies:
+        usage = _interview_all(params, prepared_dir, out_dir, settings_path,
+                               plan_name or params.interview.plan, strategies,
+                               metrics, fidelity, references, counts)
+    metrics.sort(key=PersonalityMetric.sort_key)
+    write_jsonl_atomic(out_dir / "references.jsonl", references)
+    write_jsonl_atomic(out_dir / "fidelity.jsonl", fidelity)
+    write_jsonl_atomic(out_dir / "personality_metrics.jsonl",
+                       (m.model_dump(mode="json") for m in metrics))
+    write_json_atomic(out_dir / "metrics.json", {"interview": strategy_means(metrics, METRICS)})
+    write_summary(out_dir / "summary.json", dict(counts), usage)
+    click.echo(f"interviewed {counts['interviews']} twins ({counts['turns']} turns, "
+               f"{counts['scored']} answers scored) -> {out_dir}")

@@ -11,39 +11,40 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from interviewsim import judge_metrics
-from interviewsim.batching import fill_batches, group_label, overlapped
-from interviewsim.corpus import (
+from interviewsim.data.corpus import (
     PersonalityData,
     grouped_by_personality,
     iter_personalities,
     next_group,
 )
-from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
-from interviewsim.judge_constraints import (
+from interviewsim.data.jsonio import read_jsonl, write_jsonl_atomic
+from interviewsim.data.records import PersonalityMetric
+from interviewsim.data.spool import Spool
+from interviewsim.data.stage_summary import write_summary
+from interviewsim.experiment.params import Params
+from interviewsim.judges import reduction as judge_metrics
+from interviewsim.judges.constraints import (
     content_similarity_constraints,
     factual_consistency_constraints,
     trait_rating_constraints,
 )
-from interviewsim.judge_metrics import Key, TraitVote, vote_runs
-from interviewsim.judge_parsers import (
+from interviewsim.judges.parsers import (
     parse_content_similarity,
     parse_factual_consistency,
     parse_trait_rating,
 )
-from interviewsim.judge_prompts import (
+from interviewsim.judges.personality import TRAITS
+from interviewsim.judges.prompts import (
     content_similarity_messages,
     factual_consistency_messages,
     personality_messages,
 )
-from interviewsim.judge_runs import Ask, JudgeTask, Outcome, run_together
+from interviewsim.judges.reduction import Key, TraitVote, vote_runs
 from interviewsim.llm import ModelHub
+from interviewsim.llm.asking import Ask, JudgeTask, Outcome, run_together
+from interviewsim.llm.batching import fill_batches, group_label, overlapped
 from interviewsim.llm.settings import NamedModelSettings
-from interviewsim.params import Params
-from interviewsim.personality import TRAITS
-from interviewsim.records import PersonalityMetric
-from interviewsim.spool import Spool
-from interviewsim.stage_summary import write_summary
+from interviewsim.llm.workers import Shard, as_copies, by_personality, shard_option
 from stages.common import (
     FACT_SUMMARY_DIR,
     GENERATED_DIR,
@@ -54,7 +55,6 @@ from stages.common import (
     read_params,
 )
 from stages.fact_summary import FACT_SUMMARIES
-from stages.workers import Shard, as_copies, by_personality, shard_option
 
 CS = "content_similarity"
 FC = "factual_consistency"
@@ -283,7 +283,7 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
     answers_path = generated_dir / "answers.jsonl"
     results = Results()
     skipped: Counter[str] = Counter(answers=0, invalid_answers_not_judged=0)
-    with ModelHub(params) as hub:
+    with ModelHub(params.hub) as hub:
         clients = {j.name: hub.client(j, label=f"judge/{j.name}") for j in judges}
         inputs = tqdm(_inputs(prepared_dir, answers_path, summaries, params, shard), desc="judge",
                       unit="personality", disable=not progress_enabled())

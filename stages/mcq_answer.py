@@ -9,19 +9,19 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from interviewsim.context import RetrievalIndex
-from interviewsim.corpus import PersonalityData, grouped_by_personality, iter_personalities
-from interviewsim.generation import LeakageGuard
-from interviewsim.jsonio import write_jsonl_atomic
+from interviewsim.context.strategies import RetrievalIndex
+from interviewsim.data.corpus import PersonalityData, grouped_by_personality, iter_personalities
+from interviewsim.data.jsonio import write_jsonl_atomic
+from interviewsim.data.records import PersonalityMetric
+from interviewsim.data.stage_summary import write_summary
+from interviewsim.experiment.params import Params
+from interviewsim.generation.prompt import LeakageGuard
 from interviewsim.llm import ModelHub
 from interviewsim.mcq.answering import GroupPrompt, answer_ask, answer_groups, group_prompt
 from interviewsim.mcq.answering import interview_groups as by_interview
 from interviewsim.mcq.asking import plan_asks
 from interviewsim.mcq.models import McqItem
 from interviewsim.mcq.scoring import mean
-from interviewsim.params import Params
-from interviewsim.records import PersonalityMetric
-from interviewsim.stage_summary import write_summary
 from stages.common import (
     MCQ_ANSWERS_DIR,
     MCQ_ITEMS_DIR,
@@ -107,13 +107,13 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, out_dir: 
     contract scores rather than excludes) and summary.json.
     """
     params = read_params(params_path)
-    hub = ModelHub(params)
+    hub = ModelHub(params.hub)
     click.get_current_context().call_on_close(hub.close)
     clients = {a.name: hub.client(a, label=f"mcq_answerer:{a.name}")
                for a in params.models.mcq_answerers}
     embedder = None
     if {"retrieval", "hybrid"} & set(params.strategies):
-        from stages.embedding import open_embedder  # only runs that retrieve need it
+        from interviewsim.context.embeddings import open_embedder  # only runs that retrieve need it
 
         embedder = open_embedder(params)
     items_path = items_dir / "mcqs.jsonl"

@@ -8,13 +8,13 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from interviewsim.corpus import iter_personalities
-from interviewsim.jsonio import write_jsonl_atomic
+from interviewsim.data.corpus import iter_personalities
+from interviewsim.data.jsonio import write_jsonl_atomic
+from interviewsim.data.stage_summary import write_summary
 from interviewsim.llm import ModelHub
 from interviewsim.mcq.asking import plan_asks
 from interviewsim.mcq.build import atomic_asks, build_personality
 from interviewsim.mcq.models import McqItem
-from interviewsim.stage_summary import write_summary
 from stages.common import MCQ_ITEMS_DIR, PREPARED_DIR, params_option, progress_enabled, read_params
 
 
@@ -50,7 +50,7 @@ def mcq_build(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: boo
     items) and summary.json (counts overall and per personality, model usage).
     """
     params = read_params(params_path)
-    hub = ModelHub(params)
+    hub = ModelHub(params.hub)
     click.get_current_context().call_on_close(hub.close)
     client = hub.client(params.models.mcq_builder, label="mcq_builder")
     if dry_run:

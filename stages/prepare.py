@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from interviewsim.prepare import prepare_corpus
+from interviewsim.data.prepare import prepare_corpus
 from stages.common import PREPARED_DIR, params_option, read_params
 
 

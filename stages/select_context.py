@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from interviewsim.context import RetrievalIndex, select_context
-from interviewsim.corpus import iter_personalities
-from interviewsim.generation import LeakageGuard
-from interviewsim.jsonio import write_json_atomic, write_jsonl_atomic
+from interviewsim.context.embeddings import open_embedder
+from interviewsim.context.strategies import RetrievalIndex, select_context
+from interviewsim.data.corpus import iter_personalities
+from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
+from interviewsim.generation.prompt import LeakageGuard
 from stages.common import CONTEXT_DIR, PREPARED_DIR, params_option, progress_enabled, read_params
-from stages.embedding import open_embedder
 
 
 @click.command("select-context")

@@ -137,7 +137,8 @@ def contract_answer(body: dict[str, Any]) -> str:
     """A valid, deterministic answer to any InterviewSim prompt, in the contract its system
     message asks for (generation, fact summary, CS, FC, PS, atomic item, MCQ, MCQ answers).
     Values vary with a hash of the user message, so metrics are not all equal."""
-    from interviewsim import generation, judge_prompts
+    from interviewsim.generation import prompt as generation
+    from interviewsim.judges import prompts as judge_prompts
     from interviewsim.mcq import prompts as mcq
 
     messages = body.get("messages", [])

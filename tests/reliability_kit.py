@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
+from interviewsim.judges.prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
 from tests.factories import make_doc, write_doc
 from tests.mock_openai import Fault, MockOpenAI, contract_answer
 from tests.stage_runner import chdir

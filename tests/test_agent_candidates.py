@@ -12,16 +12,19 @@ from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.results import CandidateInfo
 from interviewsim.agent.setup import open_clients, personality_plan, run_session, twin
-from interviewsim.context import RetrievalIndex, select_context
-from interviewsim.corpus import load_personality
-from interviewsim.embeddings import build_embedder
+from interviewsim.context.embeddings import build_embedder
+from interviewsim.context.strategies import RetrievalIndex, select_context
+from interviewsim.data.corpus import load_personality
+from interviewsim.data.prepare import prepare_corpus
 from interviewsim.errors import LeakageError
-from interviewsim.generation import generation_messages
+from interviewsim.experiment.params import ALL_STRATEGIES, Params
+from interviewsim.generation.prompt import generation_messages
 from interviewsim.llm.settings import EmbedderSettings
-from interviewsim.params import ALL_STRATEGIES, Params
-from interviewsim.prepare import prepare_corpus
 from tests.factories import make_doc, write_doc
 from tests.test_agent_support import PersonaScript, make_hub
+
+DEFAULTS = Params()
+"""The experiment settings the scripted hub's callers use (the hub itself knows none)."""
 
 
 @pytest.fixture
@@ -54,8 +57,8 @@ def test_no_heldout_answer_reaches_any_model_call_of_a_twin_interview(tmp_path, 
     hub = make_hub(tmp_path, script)
     settings = AgentSettings()
     try:
-        clients = open_clients(hub, hub.params, settings)
-        candidate = twin(person, "hybrid", clients, hub.params, settings, index)
+        clients = open_clients(hub, DEFAULTS, settings)
+        candidate = twin(person, "hybrid", clients, DEFAULTS, settings, index)
         run_session(personality_plan(load_plan("personality"), person), settings, clients,
                     candidate, CandidateInfo(kind="simulated"))
     finally:
@@ -83,8 +86,8 @@ def test_twin_reasks_a_blank_answer_with_the_next_sample_index(tmp_path, person)
     script = PersonaScript(candidate=["", "   ", "The kiln ran long."])
     hub = make_hub(tmp_path, script)
     try:
-        clients = open_clients(hub, hub.params, AgentSettings())
-        candidate = twin(person, "no-context", clients, hub.params, AgentSettings(), None)
+        clients = open_clients(hub, DEFAULTS, AgentSettings())
+        candidate = twin(person, "no-context", clients, DEFAULTS, AgentSettings(), None)
         reply = candidate.answer("What did you fire last?")
     finally:
         hub.close()

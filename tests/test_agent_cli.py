@@ -10,8 +10,8 @@ import yaml
 from click.testing import CliRunner
 
 from interviewsim.agent.artifacts import FILES
-from interviewsim.jsonio import read_jsonl
-from interviewsim.prepare import prepare_corpus
+from interviewsim.data.jsonio import read_jsonl
+from interviewsim.data.prepare import prepare_corpus
 from stages.cli import cli
 from tests.factories import make_doc, write_doc
 

@@ -9,10 +9,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from interviewsim.agent.style import style_metrics
-from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
-from interviewsim.prepare import prepare_corpus
-from stages.interview_stage import main
+from interviewsim.analysis.style import style_metrics
+from interviewsim.data.jsonio import read_jsonl, write_jsonl_atomic
+from interviewsim.data.prepare import prepare_corpus
+from stages.cli import cli as main
 from tests.factories import make_doc, write_doc
 
 

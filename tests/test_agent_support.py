@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from interviewsim.agent.candidates import CandidateReply
+from interviewsim.experiment.params import Params
 from interviewsim.llm import ModelHub
 from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.types import ChatRequest
-from interviewsim.params import Params
 
 Response = str | Callable[[ChatRequest], str] | None
 """A queued response: text, a callable of the request, or None for the persona's default."""
@@ -120,7 +120,7 @@ def make_hub(tmp_path: Path, script: Callable[[ChatRequest], str],
              params: Params | None = None) -> ModelHub:
     """A hub whose ``local`` provider is the script, with a private response cache."""
     params = params or Params.model_validate({"cache": {"path": str(tmp_path / "cache.sqlite")}})
-    return ModelHub(params, provider_overrides={"local": ScriptedProvider(script)})
+    return ModelHub(params.hub, provider_overrides={"local": ScriptedProvider(script)})
 
 
 class ScriptedCandidate:

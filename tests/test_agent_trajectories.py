@@ -18,9 +18,10 @@ from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.results import CandidateInfo
 from interviewsim.agent.setup import open_clients, personality_plan, run_session, twin
-from interviewsim.corpus import load_personality
-from interviewsim.jsonio import read_jsonl
-from interviewsim.prepare import prepare_corpus
+from interviewsim.data.corpus import load_personality
+from interviewsim.data.jsonio import read_jsonl
+from interviewsim.data.prepare import prepare_corpus
+from interviewsim.experiment.params import Params
 from tests.factories import make_doc, write_doc
 from tests.test_agent_support import (
     TWIN_ANSWER,
@@ -34,6 +35,9 @@ from tests.test_agent_support import (
     transition,
 )
 
+DEFAULTS = Params()
+"""The experiment settings the scripted hub's callers use (the hub itself knows none)."""
+
 SUBSTANTIVE = [f"Answer {i}: we replicated the ledger across three zones and measured lag."
                for i in range(2, 11)]
 IV, EV, CO = "interviewer", "evaluator", "coach"
@@ -45,7 +49,7 @@ def run(tmp_path: Path, script: PersonaScript, replies: list[str], plan=None,
     config = AgentSettings(**settings)
     try:
         result = run_session(plan or load_plan("technical"), config,
-                             open_clients(hub, hub.params, config), ScriptedCandidate(replies),
+                             open_clients(hub, DEFAULTS, config), ScriptedCandidate(replies),
                              CandidateInfo(kind="scripted"))
     finally:
         hub.close()
@@ -205,8 +209,8 @@ def test_personality_interview_follows_up_flags_and_checks_the_candidates_words(
     settings = AgentSettings(coach_mode="off")
     plan = personality_plan(load_plan("personality"), person)
     try:
-        clients = open_clients(hub, hub.params, settings)
-        candidate = twin(person, "chronological", clients, hub.params, settings, None)
+        clients = open_clients(hub, DEFAULTS, settings)
+        candidate = twin(person, "chronological", clients, DEFAULTS, settings, None)
         result = run_session(plan, settings, clients, candidate,
                              CandidateInfo(kind="simulated", personality_id="P1",
                                            strategy="chronological"))

@@ -27,7 +27,11 @@ from interviewsim.agent.tools import (
     validate_call,
 )
 from interviewsim.errors import ConfigError, ParseError
+from interviewsim.experiment.params import Params
 from tests.test_agent_support import PersonaScript, flag, make_hub, score
+
+DEFAULTS = Params()
+"""The experiment settings the scripted hub's callers use (the hub itself knows none)."""
 
 # ---- speech analyzer ---------------------------------------------------------------------
 
@@ -328,7 +332,7 @@ def test_evaluator_may_flag_only_first_and_must_then_score(tmp_path):
         score(7, 6, 5, 8, "background")])
     hub = make_hub(tmp_path, script)
     try:
-        evaluator = Evaluator(hub.client(hub.params.models.generator), load_plan("technical"), 3)
+        evaluator = Evaluator(hub.client(DEFAULTS.models.generator), load_plan("technical"), 3)
         assessment = evaluator.assess(4, "WARM_UP", "What did you lead?", answer)
     finally:
         hub.close()

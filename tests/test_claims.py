@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from interviewsim.claims import METRIC, ground_claims, split_claims, strategy_summary
+from interviewsim.analysis.claims import METRIC, ground_claims, split_claims, strategy_summary
+from interviewsim.data.jsonio import read_jsonl, write_jsonl_atomic
 from interviewsim.errors import InputError
-from interviewsim.grounding import terms
-from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
+from interviewsim.text.coverage import terms
 from stages.cli import cli
 
 TRAIN = [

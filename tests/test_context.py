@@ -5,9 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from interviewsim.context import RetrievalIndex, chronological, random_sample, select_context
-from interviewsim.corpus import Pair, PersonalityData
-from interviewsim.params import ContextParams
+from interviewsim.context.strategies import (
+    RetrievalIndex,
+    chronological,
+    random_sample,
+    select_context,
+)
+from interviewsim.data.corpus import Pair, PersonalityData
+from interviewsim.experiment.params import ContextParams
 
 
 def pair(i: int, sequence: int, position: int, question: str = "", response: str = "r") -> Pair:

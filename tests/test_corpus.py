@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from interviewsim.corpus import iter_personalities
-from stages.workers import Shard
+from interviewsim.data.corpus import iter_personalities
+from interviewsim.llm.workers import Shard
 from tests.factories import make_doc
 from tests.stage_runner import invoke, make_workspace
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from interviewsim.embeddings import (
+from interviewsim.context.embeddings import (
     TFIDF_DIMS,
     HashedTfEmbedder,
     _decode,
@@ -17,9 +17,9 @@ from interviewsim.embeddings import (
     hashed_features,
 )
 from interviewsim.errors import ConfigError
+from interviewsim.experiment.params import parse_params
 from interviewsim.llm import ModelHub
 from interviewsim.llm.settings import EmbedderSettings
-from interviewsim.params import parse_params
 from tests.mock_openai import MockOpenAI, fake_embedding
 
 TEXTS = ["I grew up by the sea.", "The sea was where I grew up!", "Taxes are due in April.", ""]
@@ -84,7 +84,7 @@ def test_openai_embedder_uses_the_endpoint_and_caches(tmp_path: Path,
             "embedder": {"backend": "openai", "model": "text-embedding-3-small",
                          "provider": "api", "batch_size": 2},
         })
-        with ModelHub(params) as hub:
+        with ModelHub(params.hub) as hub:
             embedder = build_embedder(params.embedder, cache_dir=tmp_path, hub=hub)
             vectors = embedder.embed(TEXTS[:3])
             assert server.count("/v1/embeddings") == 2  # batches of 2

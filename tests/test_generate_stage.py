@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from interviewsim.data.jsonio import read_jsonl
 from interviewsim.errors import LeakageError
-from interviewsim.jsonio import read_jsonl
-from interviewsim.params import ALL_STRATEGIES
+from interviewsim.experiment.params import ALL_STRATEGIES
 from tests import scripted_models
 from tests.factories import make_doc
 from tests.stage_runner import invoke, make_workspace
@@ -137,7 +137,7 @@ def test_heldout_text_inside_a_training_profile_is_caught_in_the_prompt(tmp_path
 
 
 def _guard_person(shared: str):
-    from interviewsim.corpus import Pair, PersonalityData
+    from interviewsim.data.corpus import Pair, PersonalityData
 
     def pair(seq: int, pos: int, response: str) -> Pair:
         return Pair(personality_id="P", interview_id=f"I{seq}", sequence=seq, position=pos,
@@ -153,7 +153,7 @@ def _guard_person(shared: str):
 
 
 def test_the_guard_catches_a_60_character_leak_at_every_offset_and_allows_shared_text():
-    from interviewsim.generation import LeakageGuard
+    from interviewsim.generation.prompt import LeakageGuard
     from interviewsim.llm.types import Message
 
     shared = "as everyone in the harbour town already knows from the radio"

@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from interviewsim.grounding import DocumentFrequencies, coverage, terms
+from interviewsim.text.coverage import DocumentFrequencies, coverage, terms
 
 
 def test_terms_drop_stopwords_and_single_characters_and_split_compounds():

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interviewsim.errors import ParseError
-from interviewsim.judge_constraints import (
+from interviewsim.judges.constraints import (
     CS_SCHEMA,
     EXPLANATION_SHARE,
     FACT_SUMMARY_SCHEMA,
@@ -24,19 +24,19 @@ from interviewsim.judge_constraints import (
     text_budget,
     trait_rating_constraints,
 )
-from interviewsim.judge_parsers import (
+from interviewsim.judges.parsers import (
     parse_content_similarity,
     parse_fact_summary,
     parse_factual_consistency,
     parse_trait_rating,
 )
-from interviewsim.judge_prompts import (
+from interviewsim.judges.prompts import (
     content_similarity_messages,
     fact_summary_messages,
     factual_consistency_messages,
     personality_messages,
 )
-from interviewsim.judge_runs import JudgeTask
+from interviewsim.llm.asking import JudgeTask
 
 FAST = settings(max_examples=40, deadline=None)
 """Small and deadline-free: the suite shares two cores with other work."""
@@ -112,15 +112,15 @@ def test_every_output_of_the_json_grammars_shape_passes_its_parser(score, label,
 
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory) -> Iterator:
+    from interviewsim.experiment.params import parse_params
     from interviewsim.llm import ModelHub
     from interviewsim.llm.settings import ModelSettings
-    from interviewsim.params import parse_params
 
     cache = tmp_path_factory.mktemp("judge-llama") / "responses.sqlite"
     params = parse_params({"cache": {"path": str(cache)},
                            "providers": {"local": {"kind": "llama_cpp", "n_ctx": 2048}}})
     settings_ = ModelSettings(provider="local", model="smollm2-135m-instruct", max_tokens=60)
-    with ModelHub(params) as hub:
+    with ModelHub(params.hub) as hub:
         yield hub.client(settings_, label="judge-smoke"), settings_.max_tokens
 
 

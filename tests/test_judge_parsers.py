@@ -11,7 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from interviewsim.errors import ParseError
-from interviewsim.judge_parsers import (
+from interviewsim.judges.parsers import (
     FC_LABELS,
     LEVELS,
     parse_content_similarity,

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from interviewsim.corpus import iter_personalities
-from interviewsim.jsonio import read_jsonl, write_jsonl_atomic
-from interviewsim.judge_prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
+from interviewsim.data.corpus import iter_personalities
+from interviewsim.data.jsonio import read_jsonl, write_jsonl_atomic
+from interviewsim.judges.prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
 from interviewsim.llm.types import ChatRequest
 from tests.factories import make_doc
 from tests.stage_runner import invoke, make_workspace

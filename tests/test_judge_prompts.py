@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interviewsim.judge_prompts import (
+from interviewsim.judges.personality import TRAITS
+from interviewsim.judges.prompts import (
     content_similarity_messages,
     fact_summary_messages,
     factual_consistency_messages,
     personality_messages,
 )
-from interviewsim.personality import TRAITS
 
 FAST = settings(max_examples=40, deadline=None)
 """Small and deadline-free: the suite shares two cores with other work."""

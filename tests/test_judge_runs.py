@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from interviewsim.errors import ParseError
-from interviewsim.judge_runs import REASK_TEMPERATURE, Ask, JudgeTask, run_together
+from interviewsim.llm.asking import REASK_TEMPERATURE, Ask, JudgeTask, run_together
 from interviewsim.llm.types import ChatRequest
 from tests.test_prep_support import scripted_client
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interviewsim.errors import ParseError
-from interviewsim.summary_gate import SummaryGate
+from interviewsim.judges.summary_gate import SummaryGate
 
 FAST = settings(max_examples=40, deadline=None)
 """Small and deadline-free: the suite shares two cores with other work."""

@@ -13,7 +13,7 @@ from interviewsim.llm.kvstore import SqliteStore
 from interviewsim.llm.openai_provider import OpenAIProvider
 from interviewsim.llm.settings import OpenAIProviderSettings
 from interviewsim.llm.types import ChatRequest, ChatResult, Message, OutputConstraint, Usage
-from stages.cache_cmd import cache
+from stages.commands.cache import cache
 
 IDENTITY = {"kind": "openai", "base_url": "https://api.example/v1", "model": "m"}
 BASE = ChatRequest(messages=(Message(role="user", content="hi"),))

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from interviewsim.errors import ConfigError, ProviderError
+from interviewsim.experiment.params import Params, parse_params
 from interviewsim.llm import DryRunPlan, ModelHub, OutputConstraint
 from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.settings import ModelSettings
-from interviewsim.params import Params, parse_params
 
 RULES = [(r"capital of France", "Paris"), (r"^Say (\w+)", lambda r: "said")]
 
@@ -35,14 +35,14 @@ def test_second_run_is_served_entirely_from_cache(tmp_path: Path) -> None:
     params = make_params(tmp_path)
     texts = [f"question {i}: capital of France?" for i in range(5)]
     first = ScriptedProvider(RULES)
-    with ModelHub(params, provider_overrides={"local": first}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": first}) as hub:
         client = hub.client(model(), label="generator")
         results = client.complete_many(ask(client, texts))
     assert [r.text for r in results] == ["Paris"] * 5
     assert len(first.calls) == 5 and not any(r.cached for r in results)
 
     second = ScriptedProvider(RULES)
-    with ModelHub(params, provider_overrides={"local": second}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": second}) as hub:
         client = hub.client(model(), label="generator")
         again = client.complete_many(ask(client, texts))
         usage = hub.usage()["generator/scripted-model"]
@@ -55,7 +55,7 @@ def test_second_run_is_served_entirely_from_cache(tmp_path: Path) -> None:
 
 def test_results_keep_request_order_and_identical_requests_call_once(tmp_path: Path) -> None:
     provider = ScriptedProvider(lambda request: request.messages[-1].content.upper())
-    with ModelHub(make_params(tmp_path), provider_overrides={"local": provider}) as hub:
+    with ModelHub(make_params(tmp_path).hub, provider_overrides={"local": provider}) as hub:
         client = hub.client(model())
         texts = ["b", "a", "b", "c"]
         results = client.complete_many(ask(client, texts))
@@ -66,7 +66,7 @@ def test_results_keep_request_order_and_identical_requests_call_once(tmp_path: P
 
 def test_sample_indices_give_distinct_entries(tmp_path: Path) -> None:
     provider = ScriptedProvider(lambda request: f"sample {request.sample_index}")
-    with ModelHub(make_params(tmp_path), provider_overrides={"local": provider}) as hub:
+    with ModelHub(make_params(tmp_path).hub, provider_overrides={"local": provider}) as hub:
         client = hub.client(model(temperature=0.7))
         requests = [client.request([{"role": "user", "content": "q"}], sample_index=i)
                     for i in range(3)]
@@ -78,7 +78,7 @@ def test_sample_indices_give_distinct_entries(tmp_path: Path) -> None:
 
 def test_request_takes_model_settings_and_params_seed(tmp_path: Path) -> None:
     params = make_params(tmp_path, seed=99)
-    with ModelHub(params, provider_overrides={"local": ScriptedProvider(RULES)}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": ScriptedProvider(RULES)}) as hub:
         client = hub.client(model(temperature=0.3, max_tokens=42))
         request = client.request([{"role": "user", "content": "x"}])
         override = client.request([{"role": "user", "content": "x"}], temperature=0.0,
@@ -90,7 +90,7 @@ def test_request_takes_model_settings_and_params_seed(tmp_path: Path) -> None:
 
 def test_plan_counts_calls_and_hits_without_calling(tmp_path: Path) -> None:
     provider = ScriptedProvider(RULES)
-    with ModelHub(make_params(tmp_path), provider_overrides={"local": provider}) as hub:
+    with ModelHub(make_params(tmp_path).hub, provider_overrides={"local": provider}) as hub:
         client = hub.client(model())
         client.complete_many(ask(client, ["capital of France?"]))
         requests = ask(client, ["capital of France?", "Say hi", "Say hi", "Say yes " * 10])
@@ -103,7 +103,7 @@ def test_plan_counts_calls_and_hits_without_calling(tmp_path: Path) -> None:
 def test_usage_counts_tokens_and_prices_them(tmp_path: Path) -> None:
     params = make_params(tmp_path, prices={"scripted-model": {"prompt_per_million": 1e6,
                                                               "completion_per_million": 2e6}})
-    with ModelHub(params, provider_overrides={"local": ScriptedProvider(RULES)}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": ScriptedProvider(RULES)}) as hub:
         client = hub.client(model(), label="judge")
         client.complete_many(ask(client, ["capital of France"]))  # 17 chars: 5 + 4 tokens
         usage = hub.usage()
@@ -114,7 +114,7 @@ def test_usage_counts_tokens_and_prices_them(tmp_path: Path) -> None:
 
 
 def test_cache_counts_hits_and_misses_per_model(tmp_path: Path) -> None:
-    with ModelHub(make_params(tmp_path), provider_overrides={"local": ScriptedProvider(RULES)}
+    with ModelHub(make_params(tmp_path).hub, provider_overrides={"local": ScriptedProvider(RULES)}
                   ) as hub:
         client = hub.client(model())
         client.complete_many(ask(client, ["capital of France", "Say a"]))
@@ -131,12 +131,12 @@ def test_a_failed_call_stops_the_batch_and_keeps_what_succeeded(tmp_path: Path) 
         return "ok"
 
     params = make_params(tmp_path)
-    with ModelHub(params, provider_overrides={"local": ScriptedProvider(flaky)}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": ScriptedProvider(flaky)}) as hub:
         client = hub.client(model())
         with pytest.raises(ProviderError, match="endpoint down"):
             client.complete_many(ask(client, ["good 1", "good 2", "bad", "good 3"]))
     healed = ScriptedProvider(lambda request: "ok")
-    with ModelHub(params, provider_overrides={"local": healed}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": healed}) as hub:
         client = hub.client(model())
         results = client.complete_many(ask(client, ["good 1", "good 2", "bad", "good 3"]))
     # The two calls before the failure were stored; the failure was not; nothing after it ran.
@@ -146,7 +146,7 @@ def test_a_failed_call_stops_the_batch_and_keeps_what_succeeded(tmp_path: Path) 
 
 def test_scripted_rules_prefer_the_last_user_message(tmp_path: Path) -> None:
     provider = ScriptedProvider([(r"judge", "JUDGE"), (r"answer", "ANSWER")])
-    with ModelHub(make_params(tmp_path), provider_overrides={"local": provider}) as hub:
+    with ModelHub(make_params(tmp_path).hub, provider_overrides={"local": provider}) as hub:
         client = hub.client(model())
         messages = [{"role": "system", "content": "You judge."},
                     {"role": "user", "content": "Please answer."}]
@@ -161,14 +161,14 @@ def test_scripted_rules_prefer_the_last_user_message(tmp_path: Path) -> None:
 def test_scripted_provider_loads_from_params(tmp_path: Path) -> None:
     params = make_params(tmp_path, providers={"local": {"kind": "scripted",
                                                         "script": "tests.test_llm_hub:RULES"}})
-    with ModelHub(params) as hub:
+    with ModelHub(params.hub) as hub:
         client = hub.client(model())
         assert client.complete(ask(client, ["Say hello"])[0]).text == "said"
 
 
 def test_constraint_enters_the_key(tmp_path: Path) -> None:
     schema = OutputConstraint(kind="json_schema", json_schema={"type": "object"})
-    with ModelHub(make_params(tmp_path), provider_overrides={"local": ScriptedProvider(RULES)}
+    with ModelHub(make_params(tmp_path).hub, provider_overrides={"local": ScriptedProvider(RULES)}
                   ) as hub:
         client = hub.client(model())
         plain, constrained = ask(client, ["Say x"]) + ask(client, ["Say x"], constraint=schema)
@@ -176,7 +176,7 @@ def test_constraint_enters_the_key(tmp_path: Path) -> None:
 
 
 def test_unknown_provider_is_a_config_error(tmp_path: Path) -> None:
-    with ModelHub(make_params(tmp_path)) as hub, pytest.raises(ConfigError, match="'nope'"):
+    with ModelHub(make_params(tmp_path).hub) as hub, pytest.raises(ConfigError, match="'nope'"):
         hub.client(model(provider="nope"))
 
 
@@ -186,14 +186,14 @@ def test_missing_api_key_fails_before_any_call(tmp_path: Path,
     params = make_params(tmp_path, providers={"local": {"kind": "llama_cpp"}, "api": {
         "kind": "openai", "base_url": "http://127.0.0.1:9/v1",
         "api_key_env": "INTERVIEWSIM_TEST_KEY"}})
-    with ModelHub(params) as hub, pytest.raises(ProviderError, match="INTERVIEWSIM_TEST_KEY"):
+    with ModelHub(params.hub) as hub, pytest.raises(ProviderError, match="INTERVIEWSIM_TEST_KEY"):
         hub.client(model(provider="api"))
 
 
 def test_missing_gguf_fails_before_any_call(tmp_path: Path) -> None:
     params = make_params(tmp_path, providers={"local": {
         "kind": "llama_cpp", "model_path": str(tmp_path / "absent.gguf")}})
-    with ModelHub(params) as hub, pytest.raises(ProviderError, match="absent.gguf"):
+    with ModelHub(params.hub) as hub, pytest.raises(ProviderError, match="absent.gguf"):
         hub.client(model())
     assert not (tmp_path / "cache").exists()
 
@@ -203,10 +203,10 @@ import os, signal, sys
 from interviewsim.llm import ModelHub
 from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.settings import ModelSettings
-from interviewsim.params import parse_params
+from interviewsim.experiment.params import parse_params
 
 params = parse_params({"cache": {"path": sys.argv[1]}})
-hub = ModelHub(params, provider_overrides={"local": ScriptedProvider(lambda r: "kept")})
+hub = ModelHub(params.hub, provider_overrides={"local": ScriptedProvider(lambda r: "kept")})
 client = hub.client(ModelSettings(provider="local", model="m"))
 client.complete_many([client.request([{"role": "user", "content": f"q{i}"}]) for i in range(3)])
 os.kill(os.getpid(), signal.SIGKILL)
@@ -219,7 +219,7 @@ def test_results_survive_kill_9_right_after_the_batch_returns(tmp_path: Path) ->
                            cwd=Path(__file__).resolve().parents[1])
     assert child.returncode == -9
     provider = ScriptedProvider(lambda request: "recomputed")
-    with ModelHub(make_params(tmp_path), provider_overrides={"local": provider}) as hub:
+    with ModelHub(make_params(tmp_path).hub, provider_overrides={"local": provider}) as hub:
         client = hub.client(ModelSettings(provider="local", model="m"))
         results = client.complete_many(ask(client, ["q0", "q1", "q2"]))
         assert client.complete_many([]) == []

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from interviewsim.errors import ProviderError
-from interviewsim.judge_constraints import content_similarity_constraints, trait_rating_constraints
+from interviewsim.experiment.params import parse_params
+from interviewsim.judges.constraints import content_similarity_constraints, trait_rating_constraints
 from interviewsim.llm import ModelClient, ModelHub, OutputConstraint
 from interviewsim.llm.gguf import resolve_model_path
 from interviewsim.llm.lazy_grammar import LazyGrammar
 from interviewsim.llm.llama_cpp_provider import TOP_K
 from interviewsim.llm.settings import ModelSettings
-from interviewsim.params import parse_params
 
 pytestmark = pytest.mark.model
 
@@ -31,7 +31,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModelHub]:
     cache = tmp_path_factory.mktemp("llama") / "responses.sqlite"
     params = parse_params({"cache": {"path": str(cache)},
                            "providers": {"local": {"kind": "llama_cpp", "n_ctx": 1024}}})
-    with ModelHub(params) as model_hub:
+    with ModelHub(params.hub) as model_hub:
         yield model_hub
 
 
@@ -83,7 +83,7 @@ def test_model_identity_is_the_gguf_content_hash(client: ModelClient, hub: Model
     path = resolve_model_path("smollm2-135m-instruct", "local")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     assert client.provider.identity(MODEL.model) == {"kind": "llama_cpp", "model": digest}
-    sidecar = Path(hub.params.cache.path).parent / "gguf-hashes.json"
+    sidecar = Path(hub.settings.cache_path).parent / "gguf-hashes.json"
     assert json.loads(sidecar.read_text())[str(path.resolve())]["sha256"] == digest
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from interviewsim.errors import ProviderError
+from interviewsim.experiment.params import Params, parse_params
 from interviewsim.llm import ModelHub, OutputConstraint
 from interviewsim.llm.settings import ModelSettings
-from interviewsim.params import Params, parse_params
 from tests.mock_openai import Fault, MockOpenAI
 
 CHAT = "/v1/chat/completions"
@@ -43,7 +43,7 @@ def test_every_fault_kind_is_retried_to_a_correct_answer(tmp_path: Path,
     server.enqueue(Fault.rate_limit(retry_after=0.3), Fault.http(500), Fault.timeout(2.0),
                    Fault.drop(), Fault.malformed(), Fault.empty_choices(), Fault.http(502),
                    Fault.http(503))
-    with ModelHub(make_params(tmp_path, server, max_attempts=9)) as hub:
+    with ModelHub(make_params(tmp_path, server, max_attempts=9).hub) as hub:
         client = hub.client(MODEL)
         start = time.perf_counter()
         [result] = client.complete_many(ask(client, "hello"))
@@ -55,7 +55,7 @@ def test_every_fault_kind_is_retried_to_a_correct_answer(tmp_path: Path,
 
 def test_exhaustion_names_endpoint_fault_and_attempts(tmp_path: Path, server: MockOpenAI) -> None:
     server.enqueue(*[Fault.http(503)] * 3)
-    with ModelHub(make_params(tmp_path, server, max_attempts=3)) as hub:
+    with ModelHub(make_params(tmp_path, server, max_attempts=3).hub) as hub:
         client = hub.client(MODEL)
         with pytest.raises(ProviderError) as error:
             client.complete_many(ask(client, "hello"))
@@ -66,7 +66,7 @@ def test_exhaustion_names_endpoint_fault_and_attempts(tmp_path: Path, server: Mo
 
 def test_client_errors_are_not_retried(tmp_path: Path, server: MockOpenAI) -> None:
     server.enqueue(Fault.http(400))
-    with ModelHub(make_params(tmp_path, server)) as hub:
+    with ModelHub(make_params(tmp_path, server).hub) as hub:
         client = hub.client(MODEL)
         with pytest.raises(ProviderError, match="HTTP 400"):
             client.complete_many(ask(client, "hello"))
@@ -75,7 +75,7 @@ def test_client_errors_are_not_retried(tmp_path: Path, server: MockOpenAI) -> No
 
 def test_retry_after_is_capped_by_backoff_max(tmp_path: Path, server: MockOpenAI) -> None:
     server.enqueue(Fault.rate_limit(retry_after=30))
-    with ModelHub(make_params(tmp_path, server, backoff_max_s=0.05)) as hub:
+    with ModelHub(make_params(tmp_path, server, backoff_max_s=0.05).hub) as hub:
         client = hub.client(MODEL)
         start = time.perf_counter()
         client.complete_many(ask(client, "hello"))
@@ -86,7 +86,7 @@ def test_a_dead_request_keeps_the_others_cached(tmp_path: Path, server: MockOpen
     server.enqueue(*[Fault.http(500, match="doomed")] * 2)
     params = make_params(tmp_path, server, max_attempts=2, max_concurrency=2)
     texts = ["one", "two", "doomed", "three"]
-    with ModelHub(params) as hub:
+    with ModelHub(params.hub) as hub:
         client = hub.client(MODEL)
         with pytest.raises(ProviderError, match="2 attempts"):
             client.complete_many(ask(client, *texts))
@@ -100,7 +100,7 @@ def test_a_dead_request_keeps_the_others_cached(tmp_path: Path, server: MockOpen
 
 def test_concurrency_is_bounded_by_max_concurrency(tmp_path: Path) -> None:
     with MockOpenAI(latency_s=0.05) as server:
-        with ModelHub(make_params(tmp_path, server, max_concurrency=4)) as hub:
+        with ModelHub(make_params(tmp_path, server, max_concurrency=4).hub) as hub:
             client = hub.client(MODEL)
             results = client.complete_many(ask(client, *(f"q{i}" for i in range(16))))
         assert server.max_in_flight == 4
@@ -109,7 +109,7 @@ def test_concurrency_is_bounded_by_max_concurrency(tmp_path: Path) -> None:
 
 def test_length_finish_is_an_answer_not_a_fault(tmp_path: Path, server: MockOpenAI) -> None:
     server.enqueue(Fault.length())
-    with ModelHub(make_params(tmp_path, server)) as hub:
+    with ModelHub(make_params(tmp_path, server).hub) as hub:
         client = hub.client(MODEL)
         [result] = client.complete_many(ask(client, "a long answer please"))
     assert result.finish_reason == "length" and server.count(CHAT) == 1
@@ -128,7 +128,7 @@ SCHEMA = {"type": "object", "properties": {"score": {"enum": [1, 2, 3]}}, "requi
 def test_json_schema_is_sent_in_the_configured_dialect(tmp_path: Path, server: MockOpenAI,
                                                        mode: str, expected: object) -> None:
     constraint = OutputConstraint(kind="json_schema", name="score", json_schema=SCHEMA)
-    with ModelHub(make_params(tmp_path, server, structured_output=mode)) as hub:
+    with ModelHub(make_params(tmp_path, server, structured_output=mode).hub) as hub:
         client = hub.client(MODEL)
         client.complete_many(ask(client, "rate", constraint=constraint))
         assert client.supports_json_schema == (mode != "none")
@@ -139,7 +139,7 @@ def test_json_schema_is_sent_in_the_configured_dialect(tmp_path: Path, server: M
 def test_grammar_is_sent_only_to_endpoints_that_accept_it(tmp_path: Path, server: MockOpenAI,
                                                           grammar: bool) -> None:
     constraint = OutputConstraint(kind="grammar", grammar='root ::= "A" | "B"')
-    with ModelHub(make_params(tmp_path, server, grammar=grammar)) as hub:
+    with ModelHub(make_params(tmp_path, server, grammar=grammar).hub) as hub:
         client = hub.client(MODEL)
         client.complete_many(ask(client, "pick", constraint=constraint))
         assert client.supports_grammar == grammar
@@ -149,7 +149,7 @@ def test_grammar_is_sent_only_to_endpoints_that_accept_it(tmp_path: Path, server
 
 
 def test_sample_indices_get_distinct_seeds(tmp_path: Path, server: MockOpenAI) -> None:
-    with ModelHub(make_params(tmp_path, server)) as hub:
+    with ModelHub(make_params(tmp_path, server).hub) as hub:
         client = hub.client(MODEL)
         requests = [client.request([{"role": "user", "content": "q"}], sample_index=i)
                     for i in range(3)]
@@ -160,7 +160,7 @@ def test_sample_indices_get_distinct_seeds(tmp_path: Path, server: MockOpenAI) -
 def test_key_is_neither_in_cache_keys_nor_in_logs(tmp_path: Path, server: MockOpenAI,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     server.enqueue(Fault.http(500))
-    with caplog.at_level(logging.DEBUG), ModelHub(make_params(tmp_path, server)) as hub:
+    with caplog.at_level(logging.DEBUG), ModelHub(make_params(tmp_path, server).hub) as hub:
         client = hub.client(MODEL)
         client.complete_many(ask(client, "hello"))
         identity = client.provider.identity(MODEL.model)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from interviewsim.errors import ProviderError
+from interviewsim.experiment.params import Params, parse_params
 from interviewsim.llm import ModelHub
 from interviewsim.llm.settings import ModelSettings
-from interviewsim.params import Params, parse_params
 from tests.mock_openai import MockOpenAI
 
 CHAT = "/v1/chat/completions"
@@ -39,7 +39,7 @@ def test_batch_answers_go_into_the_cache_without_chat_calls(tmp_path: Path,
                                                             server: MockOpenAI) -> None:
     server.batch_api.polls_to_complete = 3
     params = make_params(tmp_path, server)
-    with ModelHub(params) as hub:
+    with ModelHub(params.hub) as hub:
         client = hub.client(MODEL)
         results = client.complete_many(ask(client, "one", "two", "three", "two"))
     assert [r.text for r in results] == ["echo: one", "echo: two", "echo: three", "echo: two"]
@@ -50,7 +50,7 @@ def test_batch_answers_go_into_the_cache_without_chat_calls(tmp_path: Path,
     assert len(upload) == 3  # de-duplicated
     line = json.loads(upload[0])
     assert line["url"] == CHAT and line["body"]["model"] == "gpt-test"
-    with ModelHub(params) as hub:  # a rerun is answered by the cache: nothing is sent
+    with ModelHub(params.hub) as hub:  # a rerun is answered by the cache: nothing is sent
         client = hub.client(MODEL)
         again = client.complete_many(ask(client, "one", "two", "three"))
         assert all(r.cached for r in again)
@@ -60,14 +60,14 @@ def test_batch_answers_go_into_the_cache_without_chat_calls(tmp_path: Path,
 
 def test_an_interrupted_wait_resumes_the_same_batch(tmp_path: Path, server: MockOpenAI) -> None:
     server.batch_api.polls_to_complete = 10**6
-    with ModelHub(make_params(tmp_path, server, batch_max_wait_s=0.1)) as hub:
+    with ModelHub(make_params(tmp_path, server, batch_max_wait_s=0.1).hub) as hub:
         client = hub.client(MODEL)
         with pytest.raises(ProviderError, match="rerun the stage to resume"):
             client.complete_many(ask(client, "alpha", "beta"))
     records = list((tmp_path / "cache" / "batches").glob("*.json"))
     assert len(records) == 1 and json.loads(records[0].read_text())["batch_id"] == "batch_1"
     server.batch_api.polls_to_complete = 1
-    with ModelHub(make_params(tmp_path, server)) as hub:
+    with ModelHub(make_params(tmp_path, server).hub) as hub:
         client = hub.client(MODEL)
         results = client.complete_many(ask(client, "alpha", "beta"))
     assert [r.text for r in results] == ["echo: alpha", "echo: beta"]
@@ -78,13 +78,13 @@ def test_an_interrupted_wait_resumes_the_same_batch(tmp_path: Path, server: Mock
 def test_a_failed_batch_is_submitted_again_on_the_next_run(tmp_path: Path,
                                                            server: MockOpenAI) -> None:
     server.batch_api.fail = True
-    with ModelHub(make_params(tmp_path, server)) as hub:
+    with ModelHub(make_params(tmp_path, server).hub) as hub:
         client = hub.client(MODEL)
         with pytest.raises(ProviderError, match="failed"):
             client.complete_many(ask(client, "gamma"))
     assert not list((tmp_path / "cache" / "batches").glob("*.json"))
     server.batch_api.fail = False
-    with ModelHub(make_params(tmp_path, server)) as hub:
+    with ModelHub(make_params(tmp_path, server).hub) as hub:
         client = hub.client(MODEL)
         [result] = client.complete_many(ask(client, "gamma"))
     assert result.text == "echo: gamma" and server.batch_api.created == 2
@@ -92,7 +92,7 @@ def test_a_failed_batch_is_submitted_again_on_the_next_run(tmp_path: Path,
 
 def test_error_lines_fall_back_to_ordinary_chat_calls(tmp_path: Path,
                                                       server: MockOpenAI) -> None:
-    with ModelHub(make_params(tmp_path, server)) as hub:
+    with ModelHub(make_params(tmp_path, server).hub) as hub:
         client = hub.client(MODEL)
         requests = ask(client, "ok", "broken")
         server.batch_api.error_ids = {client.key(requests[1])}

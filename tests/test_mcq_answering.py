@@ -7,14 +7,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from interviewsim.context import RetrievalIndex
-from interviewsim.corpus import Pair, PersonalityData
+from interviewsim.context.strategies import RetrievalIndex
+from interviewsim.data.corpus import Pair, PersonalityData
 from interviewsim.errors import LeakageError
-from interviewsim.generation import LeakageGuard
+from interviewsim.experiment.params import ContextParams
+from interviewsim.generation.prompt import LeakageGuard
 from interviewsim.mcq.answering import group_prompt, interview_groups
 from interviewsim.mcq.models import McqItem, McqOption
 from interviewsim.mcq.prompts import answer_grammar
-from interviewsim.params import ContextParams
 
 TOPICS = ("alpha", "beta", "gamma", "delta", "omega")
 HELD_RESPONSE = "We fired the alpha kiln for nineteen hours and the glaze crawled at every edge."

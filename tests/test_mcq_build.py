@@ -14,15 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from interviewsim.corpus import iter_personalities
-from interviewsim.grounding import DocumentFrequencies
+from interviewsim.data.corpus import iter_personalities
+from interviewsim.data.prepare import prepare_corpus
+from interviewsim.experiment.params import Params, parse_params
 from interviewsim.llm.hub import ModelHub
 from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.types import ChatRequest
 from interviewsim.mcq.build import build_personality, grounding_gate
-from interviewsim.params import parse_params
-from interviewsim.prepare import prepare_corpus
+from interviewsim.text.coverage import DocumentFrequencies
 from tests.factories import make_doc, write_doc
+
+DEFAULTS = Params()
+"""The experiment settings the scripted hub's callers use (the hub itself knows none)."""
 
 
 def _field(text: str, name: str) -> str:
@@ -93,15 +96,15 @@ def prepared(root: Path, people: tuple[str, ...] = ("P1",), interviews: int = 5)
 def hub(tmp_path):
     params = parse_params({"cache": {"path": str(tmp_path / "cache.sqlite")}})
     provider = ScriptedProvider(respond)
-    with ModelHub(params, provider_overrides={"local": provider}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": provider}) as hub:
         hub.scripted = provider
         yield hub
 
 
 def test_every_held_out_pair_is_kept_or_dropped_with_its_reason(tmp_path, hub):
     person = next(iter_personalities(prepared(tmp_path)))
-    client = hub.client(hub.params.models.mcq_builder, label="mcq_builder")
-    built = build_personality(person, client, hub.params.mcq)
+    client = hub.client(DEFAULTS.models.mcq_builder, label="mcq_builder")
+    built = build_personality(person, client, DEFAULTS.mcq)
     status = {r.qa_id: r for r in built.records}
     assert [r.qa_id for r in built.records] == [p.qa_id for p in person.heldout]
     assert {q: r.status for q, r in status.items()} == {
@@ -127,16 +130,16 @@ def test_every_held_out_pair_is_kept_or_dropped_with_its_reason(tmp_path, hub):
 
 def test_constraints_are_sent_where_the_provider_supports_them(tmp_path, hub):
     person = next(iter_personalities(prepared(tmp_path)))
-    client = hub.client(hub.params.models.mcq_builder, label="mcq_builder")
-    build_personality(person, client, hub.params.mcq)
+    client = hub.client(DEFAULTS.models.mcq_builder, label="mcq_builder")
+    build_personality(person, client, DEFAULTS.mcq)
     kinds = {(r.constraint.kind, r.constraint.name) for r in hub.scripted.calls}
     assert kinds == {("grammar", "atomic_item"), ("grammar", "mcq")}
 
 
 def test_three_option_build_uses_the_three_contract_roles(tmp_path, hub):
     person = next(iter_personalities(prepared(tmp_path)))
-    client = hub.client(hub.params.models.mcq_builder, label="mcq_builder")
-    params = hub.params.mcq.model_copy(update={"option_count": 3})
+    client = hub.client(DEFAULTS.models.mcq_builder, label="mcq_builder")
+    params = DEFAULTS.mcq.model_copy(update={"option_count": 3})
     built = build_personality(person, client, params)
     assert built.items and all(i.labels == ("A", "B", "C") for i in built.items)
     assert {o.role for i in built.items for o in i.options} == {

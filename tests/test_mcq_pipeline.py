@@ -10,7 +10,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from interviewsim.jsonio import read_jsonl
+from interviewsim.data.jsonio import read_jsonl
 from interviewsim.llm.types import ChatRequest
 from stages.cli import cli
 from tests.factories import make_doc, write_doc

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from interviewsim.errors import InputError
-from interviewsim.metrics import (
+from interviewsim.analysis.metrics import (
     aggregate_rows,
     flat_metrics,
     load_cells,
@@ -17,7 +16,8 @@ from interviewsim.metrics import (
     per_personality_csv,
     summarise_usage,
 )
-from interviewsim.records import PersonalityMetric
+from interviewsim.data.records import PersonalityMetric
+from interviewsim.errors import InputError
 
 
 def row(pid: str, value: float | None, *, strategy: str = "retrieval", judge: str = "local",

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from interviewsim.errors import ConfigError
-from interviewsim.params import ALL_STRATEGIES, load_params, parse_params
+from interviewsim.experiment.params import ALL_STRATEGIES, load_params, parse_params
 
 REPO = Path(__file__).resolve().parents[1]
 

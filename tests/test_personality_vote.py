@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interviewsim.judge_metrics import Key, personality_similarity, vote_runs
-from interviewsim.judge_parsers import LEVELS, TraitRating
-from interviewsim.judge_runs import Outcome
-from interviewsim.personality import LEVEL_VALUE, TRAITS, alignment, modal_vote
+from interviewsim.judges.parsers import LEVELS, TraitRating
+from interviewsim.judges.personality import LEVEL_VALUE, TRAITS, alignment, modal_vote
+from interviewsim.judges.reduction import Key, personality_similarity, vote_runs
+from interviewsim.llm.asking import Outcome
 
 FAST = settings(max_examples=40, deadline=None)
 """Small and deadline-free: the suite shares two cores with other work."""

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from interviewsim.params import ALL_STRATEGIES, parse_params
-from interviewsim.personality import TRAITS
-from interviewsim.planning import build_plan, iter_inputs, paper_params
+from interviewsim.experiment.params import ALL_STRATEGIES, parse_params
+from interviewsim.experiment.planning import build_plan, iter_inputs, paper_params
+from interviewsim.judges.personality import TRAITS
 from tests import scripted_models
 from tests.factories import make_doc
 from tests.stage_runner import invoke, make_workspace

@@ -6,10 +6,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from interviewsim.experiment.params import CacheParams, Params
 from interviewsim.llm import ModelHub
-from interviewsim.llm.hub import ModelClient
+from interviewsim.llm.client import ModelClient
 from interviewsim.llm.scripted import ScriptedProvider
-from interviewsim.params import CacheParams, Params
 from interviewsim.prep.evidence import load_evidence_file
 from interviewsim.prep.fixture_model import Handler, fixture_responder
 from interviewsim.prep.models import EvidenceItem
@@ -33,7 +33,7 @@ def scripted_client(tmp_path: Path, script: object) -> Iterator[ModelClient]:
     """A prep client whose model is ``script`` (rules or a callable), with a private cache."""
     params = Params(cache=CacheParams(path=str(tmp_path / "responses.sqlite")))
     provider = ScriptedProvider(script)  # type: ignore[arg-type]
-    with ModelHub(params, provider_overrides={"local": provider}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": provider}) as hub:
         yield hub.client(params.models.generator, label="prep")
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from interviewsim.data.jsonio import read_jsonl
+from interviewsim.data.prepare import OUTPUT_NAMES, prepare_corpus
 from interviewsim.errors import InputError
-from interviewsim.jsonio import read_jsonl
-from interviewsim.prepare import OUTPUT_NAMES, prepare_corpus
 from tests.factories import make_doc, mutated, write_doc
 
 REPO = Path(__file__).resolve().parents[1]

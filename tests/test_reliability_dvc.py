@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import yaml
 
-from interviewsim.judge_prompts import CS_SYSTEM
+from interviewsim.judges.prompts import CS_SYSTEM
 from tests.mock_openai import MockOpenAI, contract_answer
 from tests.reliability_kit import (
     AGGREGATE,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from interviewsim.jsonio import read_jsonl
+from interviewsim.data.jsonio import read_jsonl
 from tests.mock_openai import Fault, MockOpenAI
 from tests.reliability_kit import (
     CACHE,

@@ -18,18 +18,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from interviewsim.context import ContextSelection
-from interviewsim.corpus import Pair
+from interviewsim.context.strategies import ContextSelection
+from interviewsim.data.corpus import Pair
+from interviewsim.data.jsonio import read_jsonl
+from interviewsim.data.prepare import prepare_corpus
 from interviewsim.errors import ParseError
-from interviewsim.generation import context_block, generation_messages
-from interviewsim.jsonio import read_jsonl
-from interviewsim.judge_parsers import (
+from interviewsim.generation.prompt import context_block, generation_messages
+from interviewsim.judges.parsers import (
     parse_content_similarity,
     parse_fact_summary,
     parse_factual_consistency,
     parse_trait_rating,
 )
-from interviewsim.judge_prompts import (
+from interviewsim.judges.prompts import (
     content_similarity_messages,
     fact_summary_messages,
     factual_consistency_messages,
@@ -38,7 +39,6 @@ from interviewsim.judge_prompts import (
 from interviewsim.mcq.models import AtomicItem
 from interviewsim.mcq.parsers import parse_atomic, parse_grouped_answers, parse_mcq
 from interviewsim.mcq.prompts import AnswerPrompt, atomic_messages, mcq_messages
-from interviewsim.prepare import prepare_corpus
 from tests.factories import make_doc, write_doc
 from tests.mock_openai import MockOpenAI
 from tests.reliability_kit import (

@@ -7,9 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from interviewsim.metrics import aggregate_rows, summarise_usage
-from interviewsim.records import PersonalityMetric
-from interviewsim.report import (
+from interviewsim.analysis.metrics import aggregate_rows, summarise_usage
+from interviewsim.analysis.report import (
     ReportData,
     pairwise_table,
     plot_metric,
@@ -17,7 +16,8 @@ from interviewsim.report import (
     render_report,
     results_table,
 )
-from interviewsim.stats import PairedTest, confidence_intervals, pairwise_tests
+from interviewsim.analysis.stats import PairedTest, confidence_intervals, pairwise_tests
+from interviewsim.data.records import PersonalityMetric
 
 PIDS = [f"P{i:02d}" for i in range(12)]
 

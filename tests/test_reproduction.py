@@ -16,12 +16,12 @@ import pytest
 import yaml
 
 from interviewsim.errors import ProviderError
+from interviewsim.experiment.params import parse_params
 from interviewsim.llm import ModelHub
 from interviewsim.llm.cache import TRACE_ENV, ResponseCache
-from interviewsim.llm.hub import REPLAY_ONLY_ENV
+from interviewsim.llm.client import REPLAY_ONLY_ENV
 from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.settings import ModelSettings
-from interviewsim.params import parse_params
 from tests.factories import make_doc, write_doc
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,11 +38,11 @@ def ask(hub: ModelHub, texts: list[str]) -> list[str]:
 def test_a_trace_lists_every_key_read_or_stored_and_export_ships_exactly_those(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     params = parse_params({"cache": {"path": str(tmp_path / "responses.sqlite")}})
-    with ModelHub(params, provider_overrides={"local": ScriptedProvider([(r".", "ok")])}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": ScriptedProvider([(r".", "ok")])}) as hub:
         ask(hub, ["unused answer"])  # in the cache, but not needed by the traced run
     trace = tmp_path / "trace.txt"
     monkeypatch.setenv(TRACE_ENV, str(trace))
-    with ModelHub(params, provider_overrides={"local": ScriptedProvider([(r".", "ok")])}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": ScriptedProvider([(r".", "ok")])}) as hub:
         ask(hub, ["a", "b"])  # two fresh calls
         ask(hub, ["a"])  # one hit
     keys = set(trace.read_text().split())
@@ -62,11 +62,11 @@ def test_a_trace_lists_every_key_read_or_stored_and_export_ships_exactly_those(
 def test_replay_only_answers_from_the_cache_and_refuses_any_model_call(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     params = parse_params({"cache": {"path": str(tmp_path / "responses.sqlite")}})
-    with ModelHub(params, provider_overrides={"local": ScriptedProvider([(r".", "ok")])}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": ScriptedProvider([(r".", "ok")])}) as hub:
         ask(hub, ["cached"])
     monkeypatch.setenv(REPLAY_ONLY_ENV, "1")
     provider = ScriptedProvider([(r".", "ok")])
-    with ModelHub(params, provider_overrides={"local": provider}) as hub:
+    with ModelHub(params.hub, provider_overrides={"local": provider}) as hub:
         assert ask(hub, ["cached"]) == ["ok"]
         with pytest.raises(ProviderError, match="make lock"):
             ask(hub, ["not cached"])

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from interviewsim.data.schema import load_prepared_input
 from interviewsim.errors import InputError
-from interviewsim.schema import load_prepared_input
 from tests.factories import make_doc, mutated, write_doc
 
 

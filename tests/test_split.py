@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from interviewsim.schema import load_prepared_input, parse_prepared_input
-from interviewsim.split import SplitError, held_out_count, split_interviews
+from interviewsim.data.schema import load_prepared_input, parse_prepared_input
+from interviewsim.data.split import SplitError, held_out_count, split_interviews
 from tests.factories import make_doc
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from interviewsim.spool import Spool
+from interviewsim.data.spool import Spool
 
 
 def test_records_come_back_in_order_and_appending_continues_after_reading():

@@ -1,4 +1,4 @@
-"""generate and judge split into processes (``processes: N`` on the provider, stages/workers.py):
+"""generate and judge split into processes (``processes: N`` on the provider, interviewsim/llm/workers.py):
 the merged artifacts are byte-identical to a one-process run, the provider's concurrency holds
 for the stage as a whole, and a copy that fails fails the stage with its exit code."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from interviewsim.jsonio import read_jsonl
+from interviewsim.data.jsonio import read_jsonl
 from tests.factories import make_doc
 from tests.mock_openai import MockOpenAI
 from tests.reliability_kit import (

@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interviewsim.metrics import MetricCell
-from interviewsim.stats import (
+from interviewsim.analysis.metrics import MetricCell
+from interviewsim.analysis.stats import (
     bootstrap_ci,
     confidence_intervals,
     holm_adjust,

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from interviewsim.metrics import aggregate_rows
-from interviewsim.records import PersonalityMetric
-from interviewsim.tracking import (
+from interviewsim.analysis.metrics import aggregate_rows
+from interviewsim.analysis.tracking import (
     PENDING_TAG,
     RunIdentity,
     child_runs,
@@ -18,6 +17,7 @@ from interviewsim.tracking import (
     log_aggregate,
     run_identity,
 )
+from interviewsim.data.records import PersonalityMetric
 
 # MLflow's own SQLAlchemy usage, not ours.
 pytestmark = pytest.mark.filterwarnings("ignore:The ``noload`` loader strategy is deprecated")

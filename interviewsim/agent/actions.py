@@ -20,10 +20,10 @@ from interviewsim.agent.tools import (
     parse_action_output,
     validate_call,
 )
+from interviewsim.data.records import CallRecord
 from interviewsim.errors import ParseError
 from interviewsim.llm import ModelClient
 from interviewsim.llm.types import Message, OutputConstraint
-from interviewsim.records import CallRecord
 
 
 class ToolLogEntry(BaseModel):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from interviewsim.agent.results import SessionResult
 from interviewsim.agent.scorecard import Scorecard, build_scorecard
-from interviewsim.jsonio import write_json_atomic, write_jsonl_atomic
+from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
 
 FILES = {
     "transcript": "transcript.jsonl",

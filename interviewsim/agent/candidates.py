@@ -2,9 +2,9 @@
 
 A twin answers every interviewer turn exactly as the ``generate`` stage answers a held-out
 question: the strategy's context is selected for the turn's text by
-:func:`interviewsim.context.select_context` and the prompt is
-:func:`interviewsim.generation.generation_messages`, checked by the same
-:class:`~interviewsim.generation.LeakageGuard`. A plan question that is a held-out question
+:func:`interviewsim.context.strategies.select_context` and the prompt is
+:func:`interviewsim.generation.prompt.generation_messages`, checked by the same
+:class:`~interviewsim.generation.prompt.LeakageGuard`. A plan question that is a held-out question
 therefore yields the very prompt ``generate`` sent, and its cached answer. The twin is given
 its personality with the held-out partition removed, so no held-out response can reach it even
 through a future strategy; the guard would stop the run (exit 3) if one did.
@@ -19,13 +19,13 @@ from typing import Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.context import RetrievalIndex, select_context
-from interviewsim.corpus import PersonalityData
-from interviewsim.generation import LeakageGuard, generation_messages
+from interviewsim.context.strategies import RetrievalIndex, select_context
+from interviewsim.data.corpus import PersonalityData
+from interviewsim.data.records import CallRecord
+from interviewsim.experiment.params import ContextParams
+from interviewsim.generation.prompt import LeakageGuard, generation_messages
 from interviewsim.llm import ModelClient
 from interviewsim.llm.types import Message
-from interviewsim.params import ContextParams
-from interviewsim.records import CallRecord
 
 
 class CandidateReply(BaseModel):

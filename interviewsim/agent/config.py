@@ -13,10 +13,10 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from interviewsim.data.jsonio import json_path
 from interviewsim.errors import ConfigError, Problem
-from interviewsim.jsonio import json_path
+from interviewsim.experiment.params import Params
 from interviewsim.llm.settings import ModelSettings
-from interviewsim.params import Params
 
 SETTINGS_PATH = Path("data/agent/agent.yaml")
 

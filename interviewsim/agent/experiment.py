@@ -19,8 +19,8 @@ from interviewsim.agent.guardrails import summarize_audits
 from interviewsim.agent.plan import Plan
 from interviewsim.agent.results import SessionResult
 from interviewsim.agent.setup import HELDOUT
-from interviewsim.corpus import PersonalityData
-from interviewsim.records import PersonalityMetric
+from interviewsim.data.corpus import PersonalityData
+from interviewsim.data.records import PersonalityMetric
 
 METRICS = ("fidelity_gap", "guardrail_violation_rate", "state_coverage")
 

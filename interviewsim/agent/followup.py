@@ -2,7 +2,7 @@
 
 "Can you tell me more?" probes nothing; "You said the kiln ran nine hours: why nine?" probes
 what was said. Whether a follow-up does the latter is checked lexically, without a model: it
-must share content terms (stopwords removed, see :func:`interviewsim.grounding.terms`) with the
+must share content terms (stopwords removed, see :func:`interviewsim.text.coverage.terms`) with the
 answer it follows up.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.grounding import terms
+from interviewsim.text.coverage import terms
 
 GENERIC_TERMS = frozenset({
     "tell", "say", "said", "mention", "mentioned", "talk", "talked", "explain", "describe",

@@ -15,8 +15,8 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from interviewsim.data.jsonio import json_path
 from interviewsim.errors import ConfigError, Problem
-from interviewsim.jsonio import json_path
 
 PLANS_DIR = Path("data/agent/plans")
 """Where ``--plan NAME`` looks for ``NAME.yaml``."""

@@ -16,7 +16,7 @@ from interviewsim.agent.personas import PersonaSwitch
 from interviewsim.agent.plan import Plan
 from interviewsim.agent.scoring import AnswerScore, Flag
 from interviewsim.agent.state_machine import Transition
-from interviewsim.records import CallRecord
+from interviewsim.data.records import CallRecord
 
 UtteranceKind = Literal["question", "plan_question", "followup", "fallback"]
 

@@ -16,10 +16,10 @@ from interviewsim.agent.evaluator import Evaluator
 from interviewsim.agent.plan import Plan
 from interviewsim.agent.results import CandidateInfo, SessionResult
 from interviewsim.agent.session import InterviewSession
-from interviewsim.context import RetrievalIndex
-from interviewsim.corpus import PersonalityData
+from interviewsim.context.strategies import RetrievalIndex
+from interviewsim.data.corpus import PersonalityData
+from interviewsim.experiment.params import Params
 from interviewsim.llm import ModelClient, ModelHub
-from interviewsim.params import Params
 
 HELDOUT = "heldout"
 

@@ -21,8 +21,8 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from interviewsim.agent.scoring import FlagType, Priority
-from interviewsim.contract_json import parse_contract_object, require_text
 from interviewsim.errors import ParseError
+from interviewsim.llm.contract_json import parse_contract_object, require_text
 
 
 def _not_blank(value: str) -> str:

@@ -1,10 +1,12 @@
 """The model seam: providers (OpenAI-compatible, embedded llama.cpp, scripted) behind one
 interface, with an exact response cache, bounded retries, concurrency and usage accounting.
 
-Stages use :class:`ModelHub` and :class:`ModelClient`; see :mod:`interviewsim.llm.hub`.
+Stages use :class:`ModelHub` and :class:`ModelClient`; see :mod:`interviewsim.llm.hub` and
+:mod:`interviewsim.llm.client`.
 """
 
-from interviewsim.llm.hub import ModelClient, ModelHub
+from interviewsim.llm.client import ModelClient
+from interviewsim.llm.hub import ModelHub
 from interviewsim.llm.types import (
     ChatRequest,
     ChatResult,

@@ -23,7 +23,9 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -37,7 +39,8 @@ from interviewsim.llm.openai_batch import (
 from interviewsim.llm.types import ChatRequest
 
 if TYPE_CHECKING:
-    from interviewsim.llm.hub import ModelClient, ModelHub
+    from interviewsim.llm.client import ModelClient
+    from interviewsim.llm.hub import ModelHub
 
 MAX_FILE_BYTES = 190 * 1024 * 1024
 """Below the Batch API's 200 MB input-file limit, with room for the multipart envelope."""
@@ -95,6 +98,32 @@ class PendingLedger:
         self._db.close()
 
 
+_SUBMIT_BATCHES: ContextVar[bool] = ContextVar("submit_batches", default=False)
+_SUBMITTED: list[dict[str, Any]] = []
+"""Records of the batches submitted by hubs closed in this process (for the submit report)."""
+
+
+def submitted_batches() -> list[dict[str, Any]]:
+    """The batch records submitted so far by this process, oldest first."""
+    return list(_SUBMITTED)
+
+
+@contextmanager
+def submitting_batches() -> Iterator[None]:
+    """Hubs built inside this block spool every planned cache miss into Batch API batches: a
+    stage's ``--dry-run`` becomes its submission."""
+    token = _SUBMIT_BATCHES.set(True)
+    try:
+        yield
+    finally:
+        _SUBMIT_BATCHES.reset(token)
+
+
+def submit_mode() -> bool:
+    """Whether a hub built now spools its misses (inside :func:`submitting_batches`)."""
+    return _SUBMIT_BATCHES.get()
+
+
 @dataclass
 class _OpenFile:
     provider: OpenAIBatchProvider
@@ -111,7 +140,7 @@ class BatchSpool:
 
     def __init__(self, hub: ModelHub):
         self.hub = hub
-        self.root = batches_dir(hub.params.cache.path)
+        self.root = batches_dir(hub.settings.cache_path)
         self.ledger = PendingLedger(self.root / "pending.sqlite")
         self._files: dict[tuple[str, str], _OpenFile] = {}
         self.submitted: list[dict[str, Any]] = []
@@ -174,12 +203,14 @@ class BatchSpool:
         del self._files[(handle.provider.name, handle.model)]
 
     def close(self) -> None:
-        """Submit every file still open."""
+        """Submit every file still open; the batches submitted join this process's record
+        (:func:`submitted_batches`)."""
         try:
             for handle in list(self._files.values()):
                 self._submit(handle)
         finally:
             self.ledger.close()
+            _SUBMITTED.extend(self.submitted)
 
 
 @dataclass
@@ -196,7 +227,7 @@ def collect_batches(hub: ModelHub) -> list[Collected]:
     """Every submitted batch: a finished one is downloaded into the response cache and
     forgotten; a failed, expired or cancelled one is forgotten (its requests can be submitted
     again, or go through the chat endpoint when the stage runs); a running one is left."""
-    root = batches_dir(hub.params.cache.path)
+    root = batches_dir(hub.settings.cache_path)
     records = sorted((root / "submitted").glob("*.json"))
     if not records:
         return []

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from interviewsim.jsonio import canonical_json, read_jsonl, sha256_hex, write_jsonl_atomic
+from interviewsim.data.jsonio import canonical_json, read_jsonl, sha256_hex, write_jsonl_atomic
 from interviewsim.llm.kvstore import SqliteStore
 from interviewsim.llm.types import ChatRequest, ChatResult
 

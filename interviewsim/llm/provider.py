@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from interviewsim.data.jsonio import sha256_hex
 from interviewsim.errors import ProviderError
-from interviewsim.jsonio import sha256_hex
 from interviewsim.llm.types import ChatRequest, ChatResult
-from interviewsim.tokens import estimate_tokens
+from interviewsim.text.tokens import estimate_tokens
 
 MESSAGE_OVERHEAD_TOKENS = 4
 """Chat-template tokens around each message (role markers, separators), for estimates."""

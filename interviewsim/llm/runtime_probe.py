@@ -27,8 +27,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from interviewsim.data.jsonio import write_json_atomic
 from interviewsim.errors import ProviderError
-from interviewsim.jsonio import write_json_atomic
 
 PROBE_TIMEOUT_S = 180.0
 """Generous: loading a 100 MB model and evaluating one token takes about a second when idle."""

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from interviewsim.errors import ConfigError, Problem, ProviderError
 from interviewsim.llm.provider import Provider, estimate_prompt_tokens
 from interviewsim.llm.types import ChatRequest, ChatResult, Usage
-from interviewsim.tokens import estimate_tokens
+from interviewsim.text.tokens import estimate_tokens
 
 Responder = Callable[[ChatRequest], str]
 Rule = tuple[str | re.Pattern[str], str | Responder]

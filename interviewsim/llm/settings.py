@@ -42,8 +42,8 @@ class OpenAIProviderSettings(_Settings):
     """Requests in flight at once (for the whole stage, however many ``processes`` it runs)."""
     processes: int = Field(1, gt=0)
     """Processes that generate and judge split into, each over every N-th personality with
-    ``max_concurrency / processes`` in flight (stages/workers.py). One Python process drives
-    about one core; at hundreds of requests in flight a stage needs more than that."""
+    ``max_concurrency / processes`` in flight (interviewsim/llm/workers.py). One Python
+    process drives about one core; at hundreds of requests in flight a stage needs more."""
     structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
     """How a JSON-schema constraint is sent: OpenAI strict ``json_schema``, llama.cpp-server
     ``json_object`` with a schema, or ``none`` (prompt only)."""
@@ -117,3 +117,16 @@ class PriceSettings(_Settings):
     """US dollars per million prompt tokens."""
     completion_per_million: float = Field(0.0, ge=0)
     """US dollars per million completion tokens."""
+
+
+class HubSettings(_Settings):
+    """What the model layer needs of an experiment, and nothing else of it."""
+
+    providers: dict[str, ProviderSettings] = {}
+    """Providers by name (``params.yaml`` ``providers``)."""
+    cache_path: str = "data/cache/responses.sqlite"
+    """The response cache's SQLite file; provider side files go beside it."""
+    prices: dict[str, PriceSettings] = {}
+    """US dollars per million tokens by model name, for cost estimates."""
+    seed: int = 0
+    """The seed every request carries (each sample index derives its own sampling seed)."""

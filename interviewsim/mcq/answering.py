@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from interviewsim.context import ContextSelection, RetrievalIndex, select_context
-from interviewsim.corpus import PersonalityData
-from interviewsim.generation import LeakageGuard, context_block
-from interviewsim.llm.hub import ModelClient
+from interviewsim.context.strategies import ContextSelection, RetrievalIndex, select_context
+from interviewsim.data.corpus import PersonalityData
+from interviewsim.experiment.params import ContextParams
+from interviewsim.generation.prompt import LeakageGuard, context_block
+from interviewsim.llm.client import ModelClient
 from interviewsim.llm.types import Message
 from interviewsim.mcq.asking import Ask, ask_until_valid
 from interviewsim.mcq.models import McqItem
 from interviewsim.mcq.parsers import parse_grouped_answers
 from interviewsim.mcq.prompts import AnswerPrompt, answer_constraint
 from interviewsim.mcq.scoring import score_answer
-from interviewsim.params import ContextParams
 
 LINE_TOKENS = 6
 """Completion tokens budgeted per answer line ("Q12: C" and a newline, generously)."""

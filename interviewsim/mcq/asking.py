@@ -1,4 +1,4 @@
-"""The MCQ stages' asks through the project's one re-ask loop (:mod:`interviewsim.judge_runs`).
+"""The MCQ stages' asks through the project's one re-ask loop (:mod:`interviewsim.llm.asking`).
 
 Each ask carries its own constraint and completion budget, and its parser needs to know which
 ask it reads (the atomic item an MCQ was written for), so every ask is its own task. Re-asks
@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
-from interviewsim.judge_runs import Ask, JudgeClient, JudgeTask, Outcome, run_together
+from interviewsim.llm.asking import Ask, JudgeClient, JudgeTask, Outcome, run_together
 from interviewsim.llm.types import DryRunPlan
 
 T = TypeVar("T")

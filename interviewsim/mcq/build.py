@@ -13,9 +13,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.corpus import Pair, PersonalityData
-from interviewsim.grounding import Coverage, DocumentFrequencies, coverage
-from interviewsim.llm.hub import ModelClient
+from interviewsim.data.corpus import Pair, PersonalityData
+from interviewsim.data.records import CallRecord
+from interviewsim.experiment.params import McqParams
+from interviewsim.llm.client import ModelClient
 from interviewsim.mcq.asking import Ask, ask_until_valid
 from interviewsim.mcq.models import AtomicItem, McqItem
 from interviewsim.mcq.parsers import parse_atomic, parse_mcq
@@ -27,8 +28,7 @@ from interviewsim.mcq.prompts import (
     mcq_messages,
 )
 from interviewsim.mcq.shuffle import shuffle_options
-from interviewsim.params import McqParams
-from interviewsim.records import CallRecord
+from interviewsim.text.coverage import Coverage, DocumentFrequencies, coverage
 
 Status = Literal["kept", "dropped_invalid_atomic", "dropped_by_gate", "dropped_invalid_mcq"]
 

@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from interviewsim.contract_json import parse_contract_object, require_text
 from interviewsim.errors import ParseError
+from interviewsim.llm.contract_json import parse_contract_object, require_text
 from interviewsim.mcq.models import (
     AtomicItem,
     GeneratedMcq,

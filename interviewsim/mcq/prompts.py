@@ -14,7 +14,7 @@ from typing import Any
 
 from interviewsim.llm.types import Message, OutputConstraint
 from interviewsim.mcq.models import AtomicItem, McqItem, roles_for
-from interviewsim.tokens import estimate_tokens
+from interviewsim.text.tokens import estimate_tokens
 
 ATOMIC_SYSTEM = (
     "You turn one interview answer into one test item. Text between <transcript> and "

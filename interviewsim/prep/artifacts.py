@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from interviewsim.jsonio import write_json_atomic, write_jsonl_atomic, write_text_atomic
+from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic, write_text_atomic
 from interviewsim.prep.pipeline import PrepOutcome
 from interviewsim.prep.render import render_error_report, render_package, render_plan
 

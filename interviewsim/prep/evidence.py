@@ -15,11 +15,11 @@ from typing import Annotated
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from interviewsim.data.jsonio import json_path
+from interviewsim.data.schema import load_prepared_input
+from interviewsim.data.split import SplitError, split_interviews
 from interviewsim.errors import InputError, Problem
-from interviewsim.jsonio import json_path
 from interviewsim.prep.models import EvidenceItem
-from interviewsim.schema import load_prepared_input
-from interviewsim.split import SplitError, split_interviews
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 

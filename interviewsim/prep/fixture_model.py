@@ -14,11 +14,11 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from interviewsim.grounding import terms
 from interviewsim.llm.types import ChatRequest
 from interviewsim.prep.extraction import extract_lexical
 from interviewsim.prep.matching import LexicalCorpus
 from interviewsim.prep.modelcall import read_payload
+from interviewsim.text.coverage import terms
 
 Handler = Callable[[Any], Any]
 

@@ -1,6 +1,6 @@
 """Stage 2: one verdict per requirement, by term coverage (``lexical``) or by a model (``llm``).
 
-The lexical matcher is the IDF coverage of :mod:`interviewsim.grounding`: FULL when some item
+The lexical matcher is the IDF coverage of :mod:`interviewsim.text.coverage`: FULL when some item
 attests at least ``match_threshold`` of a requirement's weighted terms, GAP otherwise. It never
 says PARTIAL: overlap can measure how much vocabulary is attested, not whether the missing part
 matters, so a middling score stays a GAP rather than pretending to a judgment. The model matcher
@@ -15,7 +15,6 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from interviewsim.grounding import DocumentFrequencies, coverage
 from interviewsim.prep.modelcall import PrepCall, PrepClient, call_json
 from interviewsim.prep.models import (
     Coverage,
@@ -24,6 +23,7 @@ from interviewsim.prep.models import (
     Requirement,
     Verdict,
 )
+from interviewsim.text.coverage import DocumentFrequencies, coverage
 
 Matcher = Literal["lexical", "llm"]
 LEXICAL_THRESHOLD = 0.30

@@ -1,7 +1,7 @@
 """One structured model call: prompt in, a validated pydantic value (or the reason why not) out.
 
 The model only proposes. Its text must be one JSON object with exactly the model's fields
-(:func:`interviewsim.contract_json.parse_contract_object`), then pass the pydantic model; any
+(:func:`interviewsim.llm.contract_json.parse_contract_object`), then pass the pydantic model; any
 failure becomes a :class:`ParseError` message and nothing is salvaged. Every call is kept as a
 :class:`PrepCall` so a reader can audit what was asked and what came back.
 """
@@ -14,11 +14,11 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from interviewsim.contract_json import parse_contract_object
+from interviewsim.data.records import CallRecord
 from interviewsim.errors import ParseError
+from interviewsim.llm.contract_json import parse_contract_object
 from interviewsim.llm.gbnf import gbnf_from_schema
 from interviewsim.llm.types import ChatRequest, ChatResult, Message, OutputConstraint
-from interviewsim.records import CallRecord
 
 M = TypeVar("M", bound=BaseModel)
 

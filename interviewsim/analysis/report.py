@@ -1,0 +1,281 @@
+"""The human-readable results: report.md with the paper-style table, and one PNG per metric.
+
+The table mirrors the paper (strategies as rows, each metric under each judge as a column) so
+a run can be read against it directly. Everything here is a pure rendering of numbers that
+were computed elsewhere; the PNGs are written without a timestamp or version stamp so that the
+same numbers give the same bytes and DVC sees no change.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from interviewsim.analysis.metrics import (
+    CellKey,
+    MetricCell,
+    UsageTotals,
+    metric_direction,
+    metric_order,
+)
+from interviewsim.analysis.stats import PairedTest, significance_mark
+
+Interval = tuple[float, float] | None
+
+
+class ReportData(BaseModel):
+    """Everything report.md shows, computed by the aggregate stage."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    title: str
+    cells: dict[CellKey, MetricCell]
+    intervals: dict[CellKey, Interval]
+    tests: list[PairedTest]
+    strategies: list[str]
+    """Row order (the configured strategies; any others found in the data follow)."""
+    baseline: str | None
+    """Strategy the significance marks compare against (None: no marks)."""
+    usage: UsageTotals
+    config: dict[str, Any]
+    """The run's parameters, shown verbatim at the end of the report."""
+    permutations: int
+    bootstrap: int
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def row_order(cells: Mapping[CellKey, MetricCell], strategies: Sequence[str]) -> list[str]:
+    present = {strategy for strategy, _, _ in cells}
+    return [s for s in strategies if s in present] + sorted(present - set(strategies))
+
+
+def columns(cells: Mapping[CellKey, MetricCell]) -> list[tuple[str, str]]:
+    """(metric, judge) columns: metrics in the paper's order, judges alphabetically within."""
+    judges_of: dict[str, set[str]] = {}
+    for _, judge, metric in cells:
+        judges_of.setdefault(metric, set()).add(judge)
+    return [(m, j) for m in metric_order(judges_of) for j in sorted(judges_of[m])]
+
+
+def _test_between(tests: Sequence[PairedTest], metric: str, judge: str, one: str,
+                  other: str) -> PairedTest | None:
+    for test in tests:
+        if test.metric == metric and test.judge == judge and {
+                test.strategy_a, test.strategy_b} == {one, other}:
+            return test
+    return None
+
+
+def _best(cells: Mapping[CellKey, MetricCell], rows: Sequence[str], metric: str,
+          judge: str) -> set[str]:
+    direction = metric_direction(metric)
+    values = {s: cells[(s, judge, metric)].value for s in rows if (s, judge, metric) in cells}
+    present = {s: v for s, v in values.items() if v is not None}
+    if direction == 0 or len(present) < 2:
+        return set()
+    target = max(present.values()) if direction > 0 else min(present.values())
+    return {s for s, v in present.items() if round(v, 3) == round(target, 3)}
+
+
+def results_table(data: ReportData) -> str:
+    """The paper-style table: best value in bold, marks for a difference from the baseline."""
+    rows = row_order(data.cells, data.strategies)
+    cols = columns(data.cells)
+    best = {(m, j): _best(data.cells, rows, m, j) for m, j in cols}
+    header = "| strategy | " + " | ".join(f"{m} ({j})" for m, j in cols) + " |"
+    lines = [header, "|---|" + "---:|" * len(cols)]
+    for strategy in rows:
+        rendered = []
+        for metric, judge in cols:
+            cell = data.cells.get((strategy, judge, metric))
+            text = _fmt(cell.value if cell else None)
+            if cell is not None and cell.value is not None:
+                if strategy in best[(metric, judge)]:
+                    text = f"**{text}**"
+                if data.baseline and strategy != data.baseline:
+                    test = _test_between(data.tests, metric, judge, strategy, data.baseline)
+                    mark = significance_mark(test.p_holm if test else None)
+                    text += mark.replace("*", "\\*")
+            rendered.append(text)
+        lines.append(f"| {strategy} | " + " | ".join(rendered) + " |")
+    return "\n".join(lines)
+
+
+def intervals_table(data: ReportData) -> str:
+    """Each cell's bootstrap 95% interval and how many personalities and judgments it rests on."""
+    lines = ["| metric | judge | strategy | value | 95% CI | personalities | valid | invalid |",
+             "|---|---|---|---:|---|---:|---:|---:|"]
+    rows = row_order(data.cells, data.strategies)
+    for metric, judge in columns(data.cells):
+        for strategy in rows:
+            cell = data.cells.get((strategy, judge, metric))
+            if cell is None:
+                continue
+            interval = data.intervals.get(cell.key)
+            ci = "–" if interval is None else f"[{_fmt(interval[0])}, {_fmt(interval[1])}]"
+            used = f"{len(cell.per_personality)}/{cell.personalities}"
+            lines.append(f"| {metric} | {judge} | {strategy} | {_fmt(cell.value)} | {ci} | "
+                         f"{used} | {cell.n} | {cell.invalid} |")
+    return "\n".join(lines)
+
+
+def pairwise_table(tests: Sequence[PairedTest], alpha: float = 0.05) -> str:
+    """The pairs that differ after Holm's adjustment; all of them are in significance.json
+    (seven strategies give 21 pairs per column, too many to read in full)."""
+    shown = [t for t in tests if t.p_holm is not None and t.p_holm < alpha]
+    if not shown:
+        return f"No pair of strategies differs at Holm-adjusted p < {alpha}."
+    lines = ["| metric | judge | A | B | pairs | mean A−B | p | p (Holm) |",
+             "|---|---|---|---|---:|---:|---:|---:|"]
+    for t in shown:
+        lines.append(f"| {t.metric} | {t.judge} | {t.strategy_a} | {t.strategy_b} | {t.n_pairs} "
+                     f"| {_fmt(t.mean_diff)} | {_fmt(t.p_value, 4)} | {_fmt(t.p_holm, 4)} |")
+    return "\n".join(lines)
+
+
+def usage_table(usage: UsageTotals) -> str:
+    """Requests, tokens and cost of every answer the results rest on, whether paid in this
+    run or replayed from the cache, so the report is the same on every run; this run's calls,
+    cache hits and wall time are in each stage's summary.json."""
+    lines = ["| stage | model | requests | prompt tok. | completion tok. | est. cost |",
+             "|---|---|---:|---:|---:|---:|"]
+    for stage, rows in usage.by_stage.items():
+        for label, row in sorted(rows.items()):
+            cost = row.get("answers_est_cost_usd")
+            lines.append(f"| {stage} | {label} | {row.get('requests', 0)} | "
+                         f"{row.get('answer_prompt_tokens', 0)} | "
+                         f"{row.get('answer_completion_tokens', 0)} | "
+                         f"{'–' if cost is None else f'${cost:.4f}'} |")
+    cost = "–" if usage.answers_est_cost_usd is None else f"${usage.answers_est_cost_usd:.4f}"
+    lines.append(f"| **total** | | {usage.requests} | {usage.answer_prompt_tokens} | "
+                 f"{usage.answer_completion_tokens} | {cost} |")
+    return "\n".join(lines)
+
+
+def counts_table(usage: UsageTotals) -> str:
+    lines = ["| stage | counts |", "|---|---|"]
+    for stage, counts in usage.counts.items():
+        shown = ", ".join(f"{name} {value}" for name, value in sorted(counts.items()))
+        lines.append(f"| {stage} | {shown or '–'} |")
+    return "\n".join(lines)
+
+
+def render_report(data: ReportData) -> str:
+    """report.md: the table first, then what it rests on, then how the run was configured."""
+    baseline = (f"`*` p < 0.05, `**` p < 0.01 against **{data.baseline}** "
+                if data.baseline else "No significance marks (no baseline strategy). ")
+    cost_note = ""
+    if data.usage.unpriced_models:
+        cost_note = ("\nModels without a price in `params.prices` (not in the cost): "
+                     + ", ".join(data.usage.unpriced_models) + ".\n")
+    parts = [
+        f"# {data.title}",
+        "## Results",
+        "Macro averages over personalities. Bold: best strategy in the column (where higher or "
+        "lower is better). " + baseline + "(two-sided paired sign-flip test over personalities, "
+        f"{data.permutations} permutations, Holm-adjusted within each column). "
+        "Lower is better for contradiction_ratio.",
+        results_table(data),
+        "## Confidence intervals and counts",
+        f"Percentile bootstrap over personalities ({data.bootstrap} resamples). "
+        "*personalities*: with a value / with a row; *valid* and *invalid*: judgments behind "
+        "the value (invalid outputs are excluded, never scored).",
+        intervals_table(data),
+        "## Pairwise tests",
+        f"All {len(data.tests)} tests (every pair of strategies per column) are in "
+        "significance.json; these differ at Holm-adjusted p < 0.05.",
+        pairwise_table(data.tests),
+        "## Stage counts",
+        counts_table(data.usage),
+        "## Usage and cost",
+        "Every model answer the results rest on, paid in this run or replayed from the "
+        "response cache, so this section is the same on every run; this run's own calls, "
+        "cache hits and wall time are in each stage's summary.json.",
+        usage_table(data.usage) + "\n" + cost_note,
+        "## Configuration",
+        "```yaml\n" + yaml.safe_dump(data.config, sort_keys=False).rstrip() + "\n```",
+    ]
+    return "\n\n".join(parts) + "\n"
+
+
+def plot_rows(cells: Mapping[CellKey, MetricCell], intervals: Mapping[CellKey, Interval],
+              strategies: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """Per metric, the rows DVC plots and the PNGs draw: one per (strategy, judge) with a value.
+
+    ``label`` is the strategy alone when the metric has one judge, else ``strategy / judge``,
+    so DVC's bar templates get one distinct bar per row.
+    """
+    rows = row_order(cells, strategies)
+    by_metric: dict[str, list[dict[str, Any]]] = {}
+    for metric, judge in columns(cells):
+        judges = {j for m, j in columns(cells) if m == metric}
+        for strategy in rows:
+            cell = cells.get((strategy, judge, metric))
+            if cell is None or cell.value is None:
+                continue
+            interval = intervals.get(cell.key)
+            by_metric.setdefault(metric, []).append({
+                "strategy": strategy, "judge": judge,
+                "label": strategy if len(judges) == 1 else f"{strategy} / {judge}",
+                "value": round(cell.value, 6),
+                "ci_low": None if interval is None else round(interval[0], 6),
+                "ci_high": None if interval is None else round(interval[1], 6),
+            })
+    return by_metric
+
+
+def plot_metric(metric: str, rows: Sequence[Mapping[str, Any]], path: str | Path) -> None:
+    """A bar per strategy (grouped by judge) with its 95% interval as an error bar."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    strategies = list(dict.fromkeys(r["strategy"] for r in rows))
+    judges = sorted({r["judge"] for r in rows})
+    width = 0.8 / max(1, len(judges))
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(strategies) + 1.5), 3.6), dpi=100)
+    try:
+        for offset, judge in enumerate(judges):
+            mine = [r for r in rows if r["judge"] == judge]
+            xs = [strategies.index(r["strategy"]) + (offset - (len(judges) - 1) / 2) * width
+                  for r in mine]
+            values = [r["value"] for r in mine]
+            low = [r["value"] - (r["ci_low"] if r["ci_low"] is not None else r["value"])
+                   for r in mine]
+            high = [(r["ci_high"] if r["ci_high"] is not None else r["value"]) - r["value"]
+                    for r in mine]
+            ax.bar(xs, values, width=width, label=judge, yerr=[low, high], capsize=3)
+        ax.set_xticks(range(len(strategies)), strategies, rotation=30, ha="right")
+        ax.set_ylabel(metric)
+        ax.set_title(f"{metric} by strategy (95% bootstrap CI)")
+        if len(judges) > 1:
+            ax.legend(title="judge")
+        fig.tight_layout()
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", metadata={"Software": None})
+    finally:
+        plt.close(fig)
+    _write_bytes_atomic(Path(path), buffer.getvalue())
+
+
+def _write_bytes_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,255 @@
+"""Typed experiment parameters: the contents of ``params.yaml``.
+
+Every knob that changes a result lives here, with a docstring. Unknown keys are rejected at
+every level, and cross-references (a model naming a provider) are checked, so a typo fails
+before any model call. The library receives these objects; it never reads params.yaml itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from interviewsim.data.jsonio import json_path
+from interviewsim.errors import ConfigError, Problem
+from interviewsim.llm.settings import (
+    EmbedderSettings,
+    HubSettings,
+    LlamaCppProviderSettings,
+    ModelSettings,
+    NamedModelSettings,
+    PriceSettings,
+    ProviderSettings,
+)
+
+Strategy = Literal[
+    "no-context",
+    "short-profile",
+    "long-profile",
+    "chronological",
+    "random",
+    "retrieval",
+    "hybrid",
+]
+ALL_STRATEGIES: tuple[str, ...] = Strategy.__args__  # type: ignore[attr-defined]
+Count = Annotated[int, Field(ge=0)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class DataParams(_Section):
+    personalities: str = "data/personalities"
+    """Folder holding one ``<personality_id>/prepared_input.json`` per personality."""
+    test_fraction: float = Field(0.2, gt=0.0, lt=1.0)
+    """Share of each personality's latest interviews held out (rounded up, at least one)."""
+    max_heldout_pairs: int | None = Field(None, gt=0)
+    """Evaluate at most this many held-out pairs per personality (the earliest in time); the
+    rest stay held out but unused. ``null`` evaluates all of them (paper)."""
+
+
+class ContextParams(_Section):
+    chronological_pairs: Count = 8
+    """Latest training pairs for ``chronological`` (paper: 100 / 500 / 1000)."""
+    random_pairs: Count = 8
+    """Seeded random training pairs for ``random`` (paper: 100)."""
+    retrieval_pairs: Count = 8
+    """Top-ranked training pairs for ``retrieval`` (paper: 100; ablation 10 / 50)."""
+    hybrid_retrieved: Count = 4
+    """Retrieved pairs in ``hybrid`` (paper: 50)."""
+    hybrid_recent: Count = 4
+    """Latest pairs appended in ``hybrid`` after de-duplication (paper: 50)."""
+    retrieval_text: Literal["question", "question+response"] = "question+response"
+    """What is embedded for a training pair when ranking it against a new question."""
+    max_context_tokens: int = Field(1500, gt=0)
+    """Budget for the selected context; lowest-priority pairs are dropped and counted."""
+
+
+class GenerateParams(_Section):
+    max_attempts: int = Field(3, gt=0)
+    """Attempts for a blank answer (each with a new sample index) before it is recorded invalid."""
+
+
+class JudgeParams(_Section):
+    ps_runs: int = Field(3, gt=0)
+    """Independent Personality Similarity runs per trait and collection (paper: 3)."""
+    ps_temperature: float = Field(0.7, ge=0.0)
+    """Temperature of the PS runs, so the runs are independent samples."""
+    max_attempts: int = Field(3, gt=0)
+    """Attempts for an output that breaks its contract before it is recorded invalid."""
+    fact_summary_min_tokens: int = Field(200, gt=0)
+    """Token limit of a fact summary at least this, whatever the judge's ``max_tokens``: every
+    FC judgment reads it, so it needs more room than one judgment's explanation (one call per
+    personality and judge)."""
+
+
+class McqParams(_Section):
+    option_count: Literal[3, 4] = 4
+    """Options per multiple-choice item: 3 (correct, opposite, near miss) or 4 (+ misconception)."""
+    shuffle_seed: int = 7
+    """Seed of the per-item option shuffle."""
+    grounding_threshold: float = Field(0.30, ge=0.0, le=1.0)
+    """Minimum IDF-weighted coverage of an atomic answer's terms by its source response."""
+    max_attempts: int = Field(3, gt=0)
+    """Attempts for an invalid atomic item or MCQ before the item is dropped and counted."""
+
+
+class AggregateParams(_Section):
+    permutations: int = Field(10_000, gt=0)
+    """Sign-flip permutations per paired test."""
+    bootstrap: int = Field(2_000, gt=0)
+    """Bootstrap resamples for the 95% confidence intervals."""
+
+
+class InterviewParams(_Section):
+    strategies: list[Strategy] = ["hybrid"]
+    """Strategies whose twins are interviewed whole by the agent (docs/AGENT.md), one interview
+    per personality each. Only those also in ``strategies`` run (so narrowing ``strategies``
+    narrows the interviews); [] skips them (the stage then writes empty results and aggregate
+    reports no interview metrics)."""
+    plan: str = "personality"
+    """Interview plan (data/agent/plans/<plan>.yaml); the personality plan asks the held-out
+    questions."""
+
+
+class MlflowParams(_Section):
+    tracking_uri: str = "sqlite:///mlflow.db"
+    """MLflow tracking store."""
+    experiment: str = "interviewsim"
+    """MLflow experiment name."""
+
+
+class CacheParams(_Section):
+    path: str = "data/cache/responses.sqlite"
+    """SQLite response cache (outside every DVC out, so reruns never lose it)."""
+    embeddings_dir: str = "data/cache/embeddings"
+    """Embedding vectors cached by backend, model and text hash."""
+
+
+def _default_providers() -> dict[str, ProviderSettings]:
+    return {"local": LlamaCppProviderSettings(kind="llama_cpp")}
+
+
+def _default_model() -> ModelSettings:
+    return ModelSettings(provider="local", model="smollm2-135m-instruct", max_tokens=120)
+
+
+def _default_judges() -> list[NamedModelSettings]:
+    return [NamedModelSettings(name="local", provider="local", model="smollm2-135m-instruct",
+                               max_tokens=120)]
+
+
+class ModelsParams(_Section):
+    generator: ModelSettings = Field(default_factory=_default_model)
+    """The model that answers as the personality."""
+    judges: Annotated[list[NamedModelSettings], Field(min_length=1)] = Field(
+        default_factory=_default_judges
+    )
+    """Judge models for CS, FC and PS (and the fact summary); each is reported separately."""
+    mcq_builder: ModelSettings = Field(default_factory=_default_model)
+    """The model that writes atomic items and multiple-choice questions."""
+    mcq_answerers: Annotated[list[NamedModelSettings], Field(min_length=1)] = Field(
+        default_factory=_default_judges
+    )
+    """Models that answer the MCQs under each strategy's context."""
+
+
+class Params(_Section):
+    seed: int = 20261130
+    """Base seed: random context samples, model sampling seeds."""
+    data: DataParams = DataParams()
+    strategies: Annotated[list[Strategy], Field(min_length=1)] = list(ALL_STRATEGIES)
+    """Context strategies to run (the seven of PROMPTS.md, or a subset)."""
+    context: ContextParams = ContextParams()
+    generate: GenerateParams = GenerateParams()
+    judge: JudgeParams = JudgeParams()
+    mcq: McqParams = McqParams()
+    aggregate: AggregateParams = AggregateParams()
+    interview: InterviewParams = InterviewParams()
+    mlflow: MlflowParams = MlflowParams()
+    cache: CacheParams = CacheParams()
+    embedder: EmbedderSettings = EmbedderSettings()
+    providers: dict[str, ProviderSettings] = Field(default_factory=_default_providers)
+    """Named model endpoints; models refer to them by name."""
+    models: ModelsParams = ModelsParams()
+    prices: dict[str, PriceSettings] = {}
+    """Optional price table by model name, to turn token counts into an estimated cost."""
+
+    @property
+    def hub(self) -> HubSettings:
+        """The settings of the model layer (:class:`interviewsim.llm.ModelHub`)."""
+        return HubSettings(providers=self.providers, cache_path=self.cache.path,
+                           prices=self.prices, seed=self.seed)
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> Params:
+        problems: list[str] = []
+        refs: list[tuple[str, str]] = [
+            ("models.generator.provider", self.models.generator.provider),
+            ("models.mcq_builder.provider", self.models.mcq_builder.provider),
+        ]
+        for group in ("judges", "mcq_answerers"):
+            names: set[str] = set()
+            for i, entry in enumerate(getattr(self.models, group)):
+                refs.append((f"models.{group}[{i}].provider", entry.provider))
+                if entry.name in names:
+                    problems.append(f"models.{group}[{i}].name: duplicate name {entry.name!r}")
+                names.add(entry.name)
+        if self.embedder.backend == "openai":
+            refs.append(("embedder.provider", self.embedder.provider or ""))
+        for path, name in refs:
+            if name not in self.providers:
+                known = ", ".join(sorted(self.providers)) or "none"
+                problems.append(f"{path}: unknown provider {name!r} (defined: {known})")
+        if len(set(self.strategies)) != len(self.strategies):
+            problems.append("strategies: a strategy is listed twice")
+        if len(set(self.interview.strategies)) != len(self.interview.strategies):
+            problems.append("interview.strategies: a strategy is listed twice")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+
+def _problems(error: ValidationError, file: str) -> list[Problem]:
+    problems: list[Problem] = []
+    for item in error.errors(include_url=False):
+        message = item["msg"].removeprefix("Value error, ")
+        loc = [part for part in item["loc"] if not str(part).startswith(("function-", "tagged"))]
+        path = json_path(loc)
+        if item["type"] == "extra_forbidden":
+            message = "unknown key; check the spelling against params.yaml's documented keys"
+        elif item["type"] == "literal_error" and path.startswith("strategies"):
+            message = f"unknown strategy {item['input']!r}; {message}"
+        if not path and ": " in message:
+            for line in message.splitlines():
+                where, _, what = line.partition(": ")
+                problems.append(Problem(file, where, what))
+            continue
+        problems.append(Problem(file, path, message))
+    return problems
+
+
+def parse_params(data: object, file: str = "params.yaml") -> Params:
+    """Validate a parsed params mapping; raise :class:`ConfigError` listing every problem."""
+    if data is None:
+        data = {}
+    try:
+        return Params.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_problems(exc, file)) from None
+
+
+def load_params(path: str | Path = "params.yaml") -> Params:
+    """Read and validate params.yaml."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError([Problem(str(path), "", f"invalid YAML: {exc}")]) from None
+    return parse_params(data, str(path))

@@ -1,0 +1,112 @@
+"""Reducing judgments to per-personality metrics (the contract with ``aggregate``).
+
+Only valid judgments become numbers; every excluded one is counted in ``invalid``, and a metric
+with no valid judgment has value None rather than a made-up zero. A PS vote needs every one of
+its runs (the contract defines the level as the mode of exactly ``ps_runs`` results), and an
+alignment needs all ten votes of its reference and generated profiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from interviewsim.data.records import PersonalityMetric
+from interviewsim.judges.parsers import ContentSimilarity, FactualConsistency, Level, TraitRating
+from interviewsim.judges.personality import TRAITS, Vote, alignment, modal_vote
+from interviewsim.llm.asking import Outcome
+
+CS_METRIC = "content_similarity"
+FC_METRICS: dict[str, str] = {
+    "Contradiction": "contradiction_ratio",
+    "Entailment": "entailment_ratio",
+    "Neutral": "neutral_ratio",
+}
+ALIGNMENT_METRIC = "personality_alignment"
+CONFIDENCE_METRIC = "ps_vote_confidence"
+
+
+@dataclass(frozen=True)
+class Key:
+    """Where a metric belongs."""
+
+    personality_id: str
+    strategy: str
+    judge: str
+
+    def metric(self, name: str, value: float | None, n: int, invalid: int) -> PersonalityMetric:
+        return PersonalityMetric(personality_id=self.personality_id, strategy=self.strategy,
+                                 judge=self.judge, metric=name, value=value, n=n,
+                                 invalid=invalid)
+
+
+def content_similarity(key: Key, outcomes: Sequence[Outcome[ContentSimilarity]]
+                       ) -> PersonalityMetric:
+    """Mean CS score over the valid judgments."""
+    scores = [o.value.score for o in outcomes if o.value is not None]
+    mean = sum(scores) / len(scores) if scores else None
+    return key.metric(CS_METRIC, mean, len(scores), len(outcomes) - len(scores))
+
+
+def factual_consistency(key: Key, outcomes: Sequence[Outcome[FactualConsistency]]
+                        ) -> list[PersonalityMetric]:
+    """Share of each FC label among the valid judgments (contradiction ratio first)."""
+    labels = [o.value.label for o in outcomes if o.value is not None]
+    invalid = len(outcomes) - len(labels)
+    return [
+        key.metric(name, labels.count(label) / len(labels) if labels else None, len(labels),
+                   invalid)
+        for label, name in FC_METRICS.items()
+    ]
+
+
+@dataclass(frozen=True)
+class TraitVote:
+    """The vote of one trait for one collection: the runs' levels, and the result or why not."""
+
+    levels: tuple[Level | None, ...]
+    vote: Vote | None
+    error: str | None
+
+    def record(self) -> dict:
+        return {
+            "votes": list(self.levels),
+            "level": self.vote.level if self.vote else None,
+            "confidence": self.vote.confidence if self.vote else None,
+            "valid": self.vote is not None,
+            "error": self.error,
+        }
+
+
+def vote_runs(runs: Sequence[Outcome[TraitRating]]) -> TraitVote:
+    """The modal level of a trait's runs; invalid if any run is invalid (or there are none)."""
+    levels = tuple(o.value.level if o.value is not None else None for o in runs)
+    bad = [i for i, o in enumerate(runs) if o.value is None]
+    if not runs:
+        return TraitVote(levels, None, "no runs")
+    if bad:
+        first = runs[bad[0]].error
+        return TraitVote(levels, None, f"{len(bad)} of {len(runs)} run(s) invalid "
+                                       f"(run {bad[0]}: {first})")
+    return TraitVote(levels, modal_vote([lv for lv in levels if lv is not None]), None)
+
+
+def _profile(votes: Mapping[str, TraitVote]) -> dict[str, Level] | None:
+    """The five voted levels, or None if any trait has no valid vote."""
+    levels = {t: votes[t].vote.level for t in TRAITS if votes[t].vote is not None}
+    return levels if len(levels) == len(TRAITS) else None
+
+
+def personality_similarity(key: Key, reference: Mapping[str, TraitVote],
+                           generated: Mapping[str, TraitVote]) -> list[PersonalityMetric]:
+    """Alignment of the two voted profiles, and the mean vote confidence over their 10 votes."""
+    votes = [reference[t] for t in TRAITS] + [generated[t] for t in TRAITS]
+    valid = [v.vote for v in votes if v.vote is not None]
+    confidence = sum(v.confidence for v in valid) / len(valid) if valid else None
+    ref, gen = _profile(reference), _profile(generated)
+    value = alignment(ref, gen) if ref is not None and gen is not None else None
+    whole = value is not None
+    return [
+        key.metric(ALIGNMENT_METRIC, value, int(whole), int(not whole)),
+        key.metric(CONFIDENCE_METRIC, confidence, len(valid), len(votes) - len(valid)),
+    ]

@@ -1,0 +1,91 @@
+"""``interviewsim plan``: calls, tokens, cache hits and cost of a configuration, before paying.
+
+Not a DVC stage: it reads params and the input data (through prepare's library, writing
+nothing) and never calls a model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from interviewsim.errors import InterviewSimError
+from interviewsim.experiment.planning import Plan, build_plan, iter_inputs, paper_params
+from interviewsim.llm import ModelHub
+from interviewsim.llm.types import ChatRequest, Message
+from stages.common import params_option, progress_enabled, read_params
+
+
+def _fmt(value: float | int | None, money: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return f"${value:,.2f}" if money else f"{value:,}"
+
+
+def render(plan: Plan, title: str) -> str:
+    """The plan as a Markdown table (what the command prints)."""
+    out = [f"{title}: {plan.personalities:,} personalities, {plan.train_pairs:,} training "
+           f"pairs, {plan.heldout_pairs:,} held-out pairs in {plan.heldout_interviews:,} "
+           "interviews", "",
+           "| stage | role | model | calls | cache hits | prompt tokens | completion tokens "
+           "(max) | cost |", "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for line in plan.lines.values():
+        mark = " (est.)" if line.estimated else ""
+        out.append(f"| {line.stage} | {line.role} | {line.model} | {_fmt(line.calls)} | "
+                   f"{_fmt(line.cache_hits)} | {_fmt(line.prompt_tokens)}{mark} | "
+                   f"{_fmt(line.completion_tokens)} | {_fmt(line.cost_usd, money=True)} |")
+    t = plan.totals()
+    out.append(f"| **total** | | | {_fmt(t['calls'])} | {_fmt(t['cache_hits'])} | "
+               f"{_fmt(t['prompt_tokens'])} | {_fmt(t['completion_tokens'])} | "
+               f"{_fmt(t['cost_usd'], money=True)} |")
+    out += ["", *(f"- {note}" for note in plan.notes)]
+    return "\n".join(out)
+
+
+@click.command("plan")
+@params_option
+@click.option("--paper", is_flag=True,
+              help="Apply the paper configuration: all seven strategies, 100/100/100 and "
+                   "hybrid 50+50 context pairs, every held-out pair.")
+@click.option("--input-dir", type=click.Path(path_type=Path), default=None,
+              help="Personality folder (default: data.personalities from params).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Also write the plan as JSON here.")
+@click.option("--no-cache", is_flag=True, help="Do not look up cache hits.")
+def plan(params_path: Path, paper: bool, input_dir: Path | None, json_out: Path | None,
+         no_cache: bool) -> None:
+    """Count the model calls of every stage and model, estimate their tokens and cost.
+
+    No model is called. Prompt tokens are 4 characters a token; completion tokens are each
+    call's max_tokens (an upper bound); cost comes from params.prices. Lines marked (est.)
+    size part of their prompts from stand-ins for earlier model outputs.
+    """
+    params = read_params(params_path)
+    if paper:
+        params = paper_params(params)
+    people = iter_inputs(input_dir or params.data.personalities, params.data.test_fraction,
+                         params.data.max_heldout_pairs)
+    people = tqdm(people, desc="plan", unit="personality", disable=not progress_enabled())
+    hub = ModelHub(params.hub)
+    click.get_current_context().call_on_close(hub.close)
+    generate_request = cached = None
+    if not no_cache and Path(params.cache.path).exists():
+        try:
+            client = hub.client(params.models.generator, label="generator")
+        except InterviewSimError as exc:
+            click.echo(f"plan: cache hits not counted ({exc})", err=True)
+        else:
+            def generate_request(messages: list[Message]) -> ChatRequest:
+                return client.request(messages)
+
+            def cached(requests: list[ChatRequest]) -> int:
+                return client.plan(requests).cache_hits
+
+    result = build_plan(params, iter(people), generate_request, cached)
+    click.echo(render(result, "paper configuration" if paper else str(params_path)))
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(result.as_dict(), indent=2) + "\n", encoding="utf-8")

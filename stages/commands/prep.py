@@ -1,0 +1,158 @@
+"""``interviewsim prep``: the governed interview-prep pipeline (not a DVC stage; a tool).
+
+``prep match`` extracts requirements, matches them against an evidence corpus and ranks focus
+areas — offline with the default lexical paths. ``prep run`` adds the model-written strategy and
+practice questions, the package gate, and the clarification loop (answers from a file or the
+terminal). Both exit 1 with an error report when a gate rejects the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+
+import click
+
+from interviewsim.errors import InputError, Problem
+from interviewsim.experiment.params import Params
+from interviewsim.prep.artifacts import write_match_outputs, write_prep_outputs
+from interviewsim.prep.clarify import ScriptedAnswers
+from interviewsim.prep.evidence import load_evidence_file, personality_evidence
+from interviewsim.prep.modelcall import PrepClient
+from interviewsim.prep.models import EvidenceItem, PrepSettings, Requirement
+from interviewsim.prep.pipeline import PrepOutcome, PrepState, run_match, run_prep
+from stages.common import params_option, read_params
+
+PREP_DIR = Path("data/artifacts/prep")
+
+
+def _inputs(func: Callable) -> Callable:
+    options = [
+        click.option("--posting", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     required=True, help="The job posting (or round brief) as plain text."),
+        click.option("--evidence", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="Evidence YAML/JSON file (items EV-… with title and summary)."),
+        click.option("--personality", type=click.Path(exists=True, path_type=Path),
+                     help="A personality folder or prepared_input.json: one item per training "
+                          "pair, citing its qa_id."),
+        click.option("--extractor", type=click.Choice(["lexical", "llm"]), default="lexical",
+                     show_default=True, help="How requirements are extracted."),
+        click.option("--matcher", type=click.Choice(["lexical", "llm"]), default="lexical",
+                     show_default=True, help="How requirements are matched to evidence."),
+        click.option("--threshold", type=click.FloatRange(0, 1), default=0.30,
+                     show_default=True, help="Lexical coverage needed for FULL."),
+        click.option("--max-tokens", type=click.IntRange(1), default=2048, show_default=True,
+                     help="Completion limit of each prep model call."),
+        params_option,
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _evidence(evidence: Path | None, personality: Path | None,
+              params: Params) -> list[EvidenceItem]:
+    if (evidence is None) == (personality is None):
+        raise InputError([Problem("command line", "--evidence/--personality",
+                                  "give exactly one evidence source")])
+    if evidence is not None:
+        return load_evidence_file(evidence)
+    assert personality is not None
+    return personality_evidence(personality, params.data.test_fraction)
+
+
+def _client(stack: ExitStack, params: Params) -> PrepClient:
+    """The generator model through the shared seam (cache, retries, usage)."""
+    from interviewsim.llm import ModelHub
+
+    hub = stack.enter_context(ModelHub(params.hub))
+    return hub.client(params.models.generator, label="prep")
+
+
+def _report(outcome: PrepOutcome, out_dir: Path, artifact: str) -> None:
+    state = outcome.state
+    if outcome.valid:
+        counts = {c: sum(v.coverage == c for v in state.matches)
+                  for c in ("FULL", "PARTIAL", "GAP")}
+        click.echo(f"{len(state.requirements)} requirements: {counts['FULL']} FULL, "
+                   f"{counts['PARTIAL']} PARTIAL, {counts['GAP']} GAP; stop: "
+                   f"{state.stop_reason} -> {out_dir / artifact}")
+        return
+    gate = state.failed_gate or "unknown"
+    problems = state.gate_problems.get(gate, [])
+    click.echo(f"no {artifact.split('.')[0]}: {state.stop_reason} during the {state.phase} "
+               f"pass ({len(problems)} problem(s)); see {out_dir / 'error_report.md'}", err=True)
+    for problem in problems[:10]:
+        click.echo(f"  {problem}", err=True)
+    click.get_current_context().exit(1)
+
+
+@click.group()
+def prep() -> None:
+    """Interview preparation: requirements, evidence matches, strategy and practice questions."""
+
+
+@prep.command()
+@_inputs
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=PREP_DIR / "match", show_default=True)
+def match(posting: Path, evidence: Path | None, personality: Path | None, extractor: str,
+          matcher: str, threshold: float, max_tokens: int, params_path: Path,
+          out_dir: Path) -> None:
+    """Extract requirements, match them to evidence, and rank focus areas (plan.md)."""
+    params = read_params(params_path)
+    state = PrepState(posting=posting.read_text(encoding="utf-8"),
+                      base_evidence=_evidence(evidence, personality, params),
+                      settings=PrepSettings(match_threshold=threshold, max_tokens=max_tokens),
+                      extractor=extractor, matcher=matcher)  # type: ignore[arg-type]
+    with ExitStack() as stack:
+        needs_model = "llm" in (extractor, matcher)
+        outcome = run_match(state, _client(stack, params) if needs_model else None)
+    write_match_outputs(out_dir, outcome)
+    _report(outcome, out_dir, "plan.md")
+
+
+def _terminal_answer(requirement: Requirement, question: str) -> str:
+    click.echo(f"\n[{requirement.id}] {question}")
+    return click.prompt("answer (blank to skip)", default="", show_default=False)
+
+
+@prep.command()
+@_inputs
+@click.option("--answers", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Scripted answers (YAML/JSON: answers: {REQ-…: text}); default: ask here.")
+@click.option("--round", "round_text", help="Free text about the upcoming round.")
+@click.option("--round-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The round description read from a file.")
+@click.option("--max-clarifications", type=click.IntRange(0), default=10, show_default=True,
+              help="Gaps asked about at most.")
+@click.option("--min-clarification-length", type=click.IntRange(0), default=24,
+              show_default=True, help="Characters an answer needs before a model judges it.")
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=PREP_DIR / "run", show_default=True)
+def run(posting: Path, evidence: Path | None, personality: Path | None, extractor: str,
+        matcher: str, threshold: float, max_tokens: int, params_path: Path, answers: Path | None,
+        round_text: str | None, round_file: Path | None, max_clarifications: int,
+        min_clarification_length: int, out_dir: Path) -> None:
+    """The full graph: plan, strategy, questions, package gate and the clarification loop."""
+    params = read_params(params_path)
+    if round_text is not None and round_file is not None:
+        raise click.UsageError("give --round or --round-file, not both")
+    if round_file is not None:
+        round_text = round_file.read_text(encoding="utf-8")
+    settings = PrepSettings(match_threshold=threshold, max_tokens=max_tokens,
+                            max_clarifications=max_clarifications,
+                            min_clarification_length=min_clarification_length)
+    state = PrepState(posting=posting.read_text(encoding="utf-8"),
+                      base_evidence=_evidence(evidence, personality, params), settings=settings,
+                      extractor=extractor, matcher=matcher,  # type: ignore[arg-type]
+                      round_text=round_text)
+    source = ScriptedAnswers.load(answers) if answers is not None else _terminal_answer
+    with ExitStack() as stack:
+        outcome = run_prep(state, _client(stack, params), source)
+    write_prep_outputs(out_dir, outcome)
+    state = outcome.state
+    click.echo(f"clarifications: asked {len(state.processed)}, admitted {len(state.accepted)}, "
+               f"rejected {len(state.rejected)}, never asked {len(state.remaining)}")
+    _report(outcome, out_dir, "package.md")
