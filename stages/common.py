@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import click
 
 from interviewsim.experiment.params import Params, load_params
+from interviewsim.llm.progress import progress_enabled as progress_enabled  # for the stages
 
 PREPARED_DIR = Path("data/artifacts/prepared")
 CONTEXT_DIR = Path("data/artifacts/context")
@@ -32,11 +31,3 @@ params_option = click.option(
 def read_params(params_path: Path) -> Params:
     """Load params.yaml; invalid params raise ConfigError (exit 1) naming every key path."""
     return load_params(params_path)
-
-
-def progress_enabled() -> bool:
-    """Progress bars on an interactive terminal, unless INTERVIEWSIM_PROGRESS=0."""
-    flag = os.environ.get("INTERVIEWSIM_PROGRESS")
-    if flag is not None:
-        return flag not in ("0", "false", "no")
-    return sys.stderr.isatty()

@@ -7,41 +7,19 @@ from pathlib import Path
 
 import click
 
-from interviewsim.data.corpus import PersonalityData, iter_personalities
+from interviewsim.data.corpus import iter_personalities
 from interviewsim.data.jsonio import write_jsonl_atomic
 from interviewsim.data.stage_summary import write_summary
-from interviewsim.judges.constraints import fact_summary_constraints
-from interviewsim.judges.parsers import FactSummary, parse_fact_summary
-from interviewsim.judges.prompts import fact_summary_messages
-from interviewsim.judges.summary_gate import SummaryGate
+from interviewsim.judges.fact_summary import (
+    CHUNK,
+    FACT_SUMMARIES,
+    summary_ask,
+    summary_model,
+    summary_task,
+)
 from interviewsim.llm import ModelHub
-from interviewsim.llm.asking import Ask, JudgeTask
-from interviewsim.llm.settings import ModelSettings, NamedModelSettings
+from interviewsim.llm.asking import Ask
 from stages.common import FACT_SUMMARY_DIR, PREPARED_DIR, params_option, read_params
-
-FACT_SUMMARIES = "fact_summaries.jsonl"
-CHUNK = 256
-"""Personalities summarised per model batch (bounded memory, still hundreds in flight)."""
-
-
-def summary_task(judge: ModelSettings) -> JudgeTask[FactSummary]:
-    return JudgeTask(parse=parse_fact_summary,
-                     constraints=fact_summary_constraints(judge.max_tokens))
-
-
-def summary_model(judge: NamedModelSettings, min_tokens: int) -> NamedModelSettings:
-    """The judge as the fact summary asks it: ``judge.fact_summary_min_tokens`` at least."""
-    return judge.model_copy(update={"max_tokens": max(judge.max_tokens, min_tokens)})
-
-
-def summary_ask(person: PersonalityData) -> Ask:
-    """The held-out responses by interview, oldest first; the gate knows this person's ids, so
-    a summary that names one of their records is rejected like a broken contract."""
-    interviews = [[p.response for p in pairs] for _, pairs in person.heldout_interviews()]
-    pairs = person.train + person.heldout
-    gate = SummaryGate([p.qa_id for p in pairs] + [p.interview_id for p in pairs])
-    return Ask(fact_summary_messages(interviews),
-               check=lambda parsed: gate.check(parsed.summary))
 
 
 @click.command()

@@ -3,9 +3,8 @@ once per judge model, reduced to per-personality metrics for ``aggregate``."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -19,31 +18,22 @@ from interviewsim.data.corpus import (
 )
 from interviewsim.data.jsonio import read_jsonl, write_jsonl_atomic
 from interviewsim.data.records import PersonalityMetric
-from interviewsim.data.spool import Spool
 from interviewsim.data.stage_summary import write_summary
 from interviewsim.experiment.params import Params
-from interviewsim.judges import reduction as judge_metrics
-from interviewsim.judges.constraints import (
-    content_similarity_constraints,
-    factual_consistency_constraints,
-    trait_rating_constraints,
+from interviewsim.judges.fact_summary import FACT_SUMMARIES
+from interviewsim.judges.reduction import JudgeResults, judge_person
+from interviewsim.judges.tasks import (
+    CS,
+    FC,
+    JudgeTasks,
+    judge_groups,
+    per_person,
+    plan_person,
+    ps_asks_per_person,
 )
-from interviewsim.judges.parsers import (
-    parse_content_similarity,
-    parse_factual_consistency,
-    parse_trait_rating,
-)
-from interviewsim.judges.personality import TRAITS
-from interviewsim.judges.prompts import (
-    content_similarity_messages,
-    factual_consistency_messages,
-    personality_messages,
-)
-from interviewsim.judges.reduction import Key, TraitVote, vote_runs
 from interviewsim.llm import ModelHub
-from interviewsim.llm.asking import Ask, JudgeTask, Outcome, run_together
+from interviewsim.llm.asking import Outcome, run_together
 from interviewsim.llm.batching import fill_batches, group_label, overlapped
-from interviewsim.llm.settings import NamedModelSettings
 from interviewsim.llm.workers import Shard, as_copies, by_personality, shard_option
 from stages.common import (
     FACT_SUMMARY_DIR,
@@ -54,165 +44,8 @@ from stages.common import (
     progress_enabled,
     read_params,
 )
-from stages.fact_summary import FACT_SUMMARIES
 
-CS = "content_similarity"
-FC = "factual_consistency"
-JUDGED_OUTPUTS = ("content_similarity", "factual_consistency", "ps_runs")
-
-
-@dataclass(frozen=True)
-class Tasks:
-    """The three judgment kinds as one judge model is asked for them."""
-
-    cs: JudgeTask
-    fc: JudgeTask
-    ps: JudgeTask
-
-    @classmethod
-    def of(cls, judge: NamedModelSettings, params: Params) -> Tasks:
-        """Constraints bounded by the judge's max_tokens; PS runs are samples, not replays,
-        so they use judge.ps_temperature rather than the model's temperature."""
-        budget = judge.max_tokens
-        return cls(
-            cs=JudgeTask(parse=parse_content_similarity,
-                         constraints=content_similarity_constraints(budget)),
-            fc=JudgeTask(parse=parse_factual_consistency,
-                         constraints=factual_consistency_constraints(budget)),
-            ps=JudgeTask(parse=parse_trait_rating, constraints=trait_rating_constraints(budget),
-                         temperature=params.judge.ps_temperature),
-        )
-
-
-@dataclass(frozen=True)
-class Collection:
-    """One evaluation side for PS: the held-out responses, or one strategy's valid answers."""
-
-    side: str
-    strategy: str | None
-    responses: tuple[str, ...]
-
-
-@dataclass
-class Plan:
-    """Every ask for one personality and one judge, built before anything is called."""
-
-    answers: list[dict]
-    cs: list[Ask]
-    fc: list[Ask] | None
-    fc_unavailable: str | None
-    collections: list[Collection]
-    ps: list[Ask]
-
-
-@dataclass
-class Results:
-    """What the stage writes besides judgments.jsonl, and the counts for summary.json."""
-
-    ps_runs: Spool = field(default_factory=Spool)
-    """On disk until written: PS runs carry every raw output, so memory stays flat."""
-    ps_votes: Spool = field(default_factory=Spool)
-    metrics: list[PersonalityMetric] = field(default_factory=list)
-    counts: dict[str, dict[str, Counter[str]]] = field(
-        default_factory=lambda: defaultdict(lambda: defaultdict(Counter)))
-
-    def count(self, judge: str, what: str, outcomes: Sequence[Outcome]) -> None:
-        valid = sum(1 for o in outcomes if o.valid)
-        reasks = sum(max(len(o.calls) - 1, 0) for o in outcomes)
-        self.counts[judge][what].update(valid=valid, invalid=len(outcomes) - valid, reasks=reasks)
-
-
-def plan_person(person: PersonalityData, answers: list[dict], summary: dict,
-                params: Params) -> Plan:
-    """CS asks in answer order, FC asks (unless the summary is invalid), PS asks per collection
-    × trait × run; PS run ``r`` starts at sample index ``r`` and re-asks step by ps_runs."""
-    refs = {p.qa_id: p.response for p in person.heldout}
-    valid = [a for a in answers if a["valid"]]
-    cs = [Ask(content_similarity_messages(refs[a["qa_id"]], a["response"])) for a in valid]
-    fc, unavailable = None, None
-    if summary["valid"]:
-        text = summary["parsed"]["summary"]
-        fc = [Ask(factual_consistency_messages(text, a["response"])) for a in valid]
-    else:
-        unavailable = f"fact summary invalid: {summary['error']}"
-    collections = [Collection("reference", None, tuple(p.response for p in person.heldout))]
-    for strategy in params.strategies:
-        texts = tuple(a["response"] for a in valid if a["strategy"] == strategy)
-        collections.append(Collection("generated", strategy, texts))
-    runs = params.judge.ps_runs
-    ps = [Ask(personality_messages(c.responses, trait), first_index=run, stride=runs)
-          for c in collections if c.responses for trait in TRAITS for run in range(runs)]
-    return Plan(valid, cs, fc, unavailable, collections, ps)
-
-
-def _prefix_order(answers: list[dict], person: PersonalityData, strategies: list[str]
-                  ) -> list[int]:
-    """Answer indices grouped by question, so one reference's CS prompts run back to back."""
-    position = {p.qa_id: i for i, p in enumerate(person.heldout)}
-    rank = {s: i for i, s in enumerate(strategies)}
-    return sorted(range(len(answers)),
-                  key=lambda i: (position[answers[i]["qa_id"]], rank[answers[i]["strategy"]]))
-
-
-def judge_groups(person: PersonalityData, plan: Plan, tasks: Tasks, params: Params
-                 ) -> tuple[list[tuple[JudgeTask, list[Ask]]], list[int]]:
-    """The (task, asks) groups of one personality for :func:`run_together` — CS in prefix
-    order, FC, PS — and the CS order, to put CS outcomes back in answer order."""
-    order = _prefix_order(plan.answers, person, params.strategies)
-    groups = [(tasks.cs, [plan.cs[i] for i in order]), (tasks.fc, plan.fc or []),
-              (tasks.ps, plan.ps)]
-    return groups, order
-
-
-def judge_person(person: PersonalityData, plan: Plan, judge: NamedModelSettings,
-                 params: Params, results: Results, outcomes: list[list[Outcome]],
-                 order: list[int], ps_runs: list[dict], ps_votes: list[dict]
-                 ) -> Iterator[dict]:
-    """One judge's outcomes for one personality: yield its CS/FC judgments, append its PS runs
-    and votes to ``ps_runs``/``ps_votes``, collect metrics and counts in ``results``.
-    ``outcomes`` are the CS (in ``order``), FC and PS groups of judge_groups."""
-    pid, name = person.personality_id, judge.name
-    cs: list[Outcome] = [Outcome() for _ in plan.answers]
-    for i, outcome in zip(order, outcomes[0], strict=True):
-        cs[i] = outcome
-    fc = outcomes[1] if plan.fc is not None else \
-        [Outcome.invalid(plan.fc_unavailable or "") for _ in plan.answers]
-    ps = iter(outcomes[2])
-    results.count(name, CS, cs)
-    results.count(name, FC, fc)
-    for metric, judged in ((CS, cs), (FC, fc)):
-        for answer, outcome in zip(plan.answers, judged, strict=True):
-            yield {"personality_id": pid, "judge": name, "model": judge.model, "metric": metric,
-                   "strategy": answer["strategy"], "qa_id": answer["qa_id"],
-                   "interview_id": answer["interview_id"], **outcome.record()}
-    votes: dict[str | None, dict[str, TraitVote]] = {}
-    for collection in plan.collections:
-        side = {"personality_id": pid, "judge": name, "model": judge.model,
-                "side": collection.side, "strategy": collection.strategy}
-        votes[collection.strategy] = {}
-        for trait in TRAITS:
-            if collection.responses:
-                runs = [next(ps) for _ in range(params.judge.ps_runs)]
-            else:
-                reason = f"no valid generated answers for strategy {collection.strategy}"
-                runs = [Outcome.invalid(reason) for _ in range(params.judge.ps_runs)]
-            results.count(name, "ps_runs", runs)
-            for run, outcome in enumerate(runs):
-                ps_runs.append({**side, "trait": trait, "run": run, **outcome.record()})
-            vote = vote_runs(runs)
-            votes[collection.strategy][trait] = vote
-            results.counts[name]["ps_votes"].update(valid=int(vote.vote is not None),
-                                                    invalid=int(vote.vote is None))
-            ps_votes.append({**side, "trait": trait, **vote.record()})
-    for strategy in params.strategies:
-        key = Key(pid, strategy, name)
-        mine = [i for i, a in enumerate(plan.answers) if a["strategy"] == strategy]
-        results.metrics.append(judge_metrics.content_similarity(key, [cs[i] for i in mine]))
-        results.metrics.extend(judge_metrics.factual_consistency(key, [fc[i] for i in mine]))
-        ps_metrics = judge_metrics.personality_similarity(key, votes[None], votes[strategy])
-        results.metrics.extend(ps_metrics)
-        results.counts[name]["personality_alignment"].update(
-            valid=ps_metrics[0].n, invalid=ps_metrics[0].invalid)
+JUDGED_OUTPUTS = (CS, FC, "ps_runs")
 
 
 def _summaries(path: Path) -> dict[tuple[str, str], dict]:
@@ -281,7 +114,7 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
     judges = sorted(params.models.judges, key=lambda j: j.name)
     summaries = _summaries(summary_dir / FACT_SUMMARIES)
     answers_path = generated_dir / "answers.jsonl"
-    results = Results()
+    results = JudgeResults()
     skipped: Counter[str] = Counter(answers=0, invalid_answers_not_judged=0)
     with ModelHub(params.hub) as hub:
         clients = {j.name: hub.client(j, label=f"judge/{j.name}") for j in judges}
@@ -294,7 +127,7 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
                 for j in judges:
                     plan = plan_person(person, answers, summaries[(person.personality_id, j.name)],
                                        params)
-                    tasks = Tasks.of(j, params)
+                    tasks = JudgeTasks.of(j, params)
                     for task, asks in ((tasks.cs, plan.cs), (tasks.fc, plan.fc or []),
                                        (tasks.ps, plan.ps)):
                         cost = task.plan(clients[j.name], asks)
@@ -306,16 +139,16 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
 
         target = max(c.batch_target for c in clients.values())
         first = max(c.first_batch_target for c in clients.values())
-        per_person = 5 * (len(params.strategies) + 1) * params.judge.ps_runs
+        ps_asks = ps_asks_per_person(len(params.strategies), params.judge.ps_runs)
 
         def planned() -> Iterator[tuple[list[tuple[PersonalityData, list[dict]]], dict]]:
             """Personalities grouped until their asks fill the endpoint's concurrency, each
             group with every judge's plans and (task, asks) groups."""
-            size = lambda item: 2 * len(item[1]) + per_person  # noqa: E731
+            size = lambda item: 2 * len(item[1]) + ps_asks  # noqa: E731
             for chunk in fill_batches(inputs, size, target, first):
                 work = {}
                 for j in judges:
-                    tasks = Tasks.of(j, params)
+                    tasks = JudgeTasks.of(j, params)
                     plans, orders, groups = [], [], []
                     for person, answers in chunk:
                         plan = plan_person(person, answers,
@@ -344,13 +177,13 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
                 records: dict[tuple[str, str], tuple[list[dict], list[dict], list[dict]]] = {}
                 for j in judges:
                     plans, orders, _ = work[j.name]
-                    outcomes = outcome_sets[j.name]
+                    outcomes = per_person(outcome_sets[j.name], len(chunk))
                     for k, (person, _) in enumerate(chunk):
                         runs: list[dict] = []
                         votes: list[dict] = []
                         judged_records = list(judge_person(
-                            person, plans[k], j, params, results, outcomes[3 * k:3 * k + 3],
-                            orders[k], runs, votes))
+                            person, plans[k], j, params, results, outcomes[k], orders[k], runs,
+                            votes))
                         records[(person.personality_id, j.name)] = (judged_records, runs, votes)
                 for person, answers in chunk:
                     skipped.update(answers=len(answers),

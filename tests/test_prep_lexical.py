@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 
 from interviewsim.prep.extraction import candidate_lines, extract_lexical
 from interviewsim.prep.gates import extraction_gate, match_gate
-from interviewsim.prep.matching import LexicalCorpus, judge_lexically, match_lexical
+from interviewsim.prep.matching import match_lexical
 from interviewsim.prep.models import EvidenceItem, PrepSettings, Requirement
+from interviewsim.text.coverage import LexicalCorpus, judge_lexically
 from tests.test_prep_support import posting
 
 LISTED = """# Data Analyst

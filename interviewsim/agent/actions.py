@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from interviewsim.agent.tools import (
     ToolContext,
-    Verdict,
+    ToolVerdict,
     action_schema,
     parse_action_output,
     validate_call,
@@ -57,7 +57,7 @@ def ask_action(
     context: ToolContext,
     enums: dict[str, list[str]] | None,
     where: tuple[int, str],
-) -> tuple[Verdict | None, ToolLogEntry]:
+) -> tuple[ToolVerdict | None, ToolLogEntry]:
     """One call, parsed and validated. The verdict is None when the output was unreadable."""
     request = client.request(list(messages), constraint_for(client, context.allowed, enums))
     result = client.complete(request)

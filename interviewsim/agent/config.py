@@ -13,8 +13,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from interviewsim.data.jsonio import json_path
-from interviewsim.errors import ConfigError, Problem
+from interviewsim.errors import ConfigError, Problem, validation_problems
 from interviewsim.experiment.params import Params
 from interviewsim.llm.settings import ModelSettings
 
@@ -84,7 +83,4 @@ def load_agent_settings(path: str | Path = SETTINGS_PATH) -> AgentSettings:
     except yaml.YAMLError as exc:
         raise ConfigError([Problem(str(path), "", f"invalid YAML: {exc}")]) from None
     except ValidationError as exc:
-        raise ConfigError([
-            Problem(str(path), json_path(item["loc"]), item["msg"])
-            for item in exc.errors(include_url=False)
-        ]) from None
+        raise ConfigError(validation_problems(exc, str(path))) from None

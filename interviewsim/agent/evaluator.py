@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from interviewsim.agent.actions import ToolLogEntry, ask_action, feedback, rejection
 from interviewsim.agent.personas import PERSONA_TOOLS, PersonaManager
-from interviewsim.agent.plan import Plan
+from interviewsim.agent.plan import InterviewPlan
 from interviewsim.agent.prompts import evaluator_request
 from interviewsim.agent.scoring import AnswerScore
 from interviewsim.agent.tools import FlagFollowupArgs, ScoreAnswerArgs, ToolContext
@@ -33,7 +33,7 @@ class Assessment:
 class Evaluator:
     """Scores answers against a plan's rubric with one model client."""
 
-    def __init__(self, client: ModelClient, plan: Plan, max_calls: int):
+    def __init__(self, client: ModelClient, plan: InterviewPlan, max_calls: int):
         self.client = client
         self.plan = plan
         self.max_calls = max_calls

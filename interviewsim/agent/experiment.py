@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from interviewsim.agent.evaluator import Assessment, Evaluator
 from interviewsim.agent.guardrails import summarize_audits
-from interviewsim.agent.plan import Plan
+from interviewsim.agent.plan import InterviewPlan
 from interviewsim.agent.results import SessionResult
 from interviewsim.agent.setup import HELDOUT
 from interviewsim.data.corpus import PersonalityData
@@ -25,7 +25,7 @@ from interviewsim.data.records import PersonalityMetric
 METRICS = ("fidelity_gap", "guardrail_violation_rate", "state_coverage")
 
 
-def heldout_section(plan: Plan) -> str:
+def heldout_section(plan: InterviewPlan) -> str:
     """The section that asks the held-out questions."""
     for state in plan.states:
         if state.questions_from == HELDOUT:
@@ -65,7 +65,7 @@ class FidelityRecord(BaseModel):
     """|twin - real|, when both were scored."""
 
 
-def score_references(evaluator: Evaluator, plan: Plan,
+def score_references(evaluator: Evaluator, plan: InterviewPlan,
                      person: PersonalityData) -> list[ReferenceScore]:
     """Score every real held-out answer with the call a twin's answer gets in the interview."""
     section = heldout_section(plan)

@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.agent.signals import Signal
+from interviewsim.agent.signals import OFF_LIMITS_TOPICS, Signal
 
 
 class Rule(StrEnum):
@@ -59,10 +59,7 @@ _RULES: dict[Rule, re.Pattern[str]] = {
         r"|composite)\b",
         re.IGNORECASE,
     ),
-    Rule.OFF_LIMITS: re.compile(
-        r"\b(?:salary|compensation|pay (?:range|band)|headcount|other candidates?)\b",
-        re.IGNORECASE,
-    ),
+    Rule.OFF_LIMITS: re.compile(OFF_LIMITS_TOPICS, re.IGNORECASE),
     Rule.RESTATING: re.compile(
         r"^\s*(?:so,? (?:what )?you(?:'re| are)? (?:saying|said)|to summari[sz]e|in summary"
         r"|if i understand (?:you )?correctly|let me recap)\b",

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from interviewsim.agent import prompts
-from interviewsim.agent.plan import Plan, StateConfig
+from interviewsim.agent.plan import InterviewPlan, StateConfig
 from interviewsim.agent.scoring import AnswerScore, Flag
 
 Persona = Literal["interviewer", "evaluator", "coach"]
@@ -82,7 +82,7 @@ class Situation:
 class PersonaManager:
     """Renders each persona's system prompt from the plan and the shared context."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: InterviewPlan):
         self.plan = plan
         self.context = SessionContext()
         self.active: str | None = None

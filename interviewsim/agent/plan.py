@@ -15,8 +15,7 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from interviewsim.data.jsonio import json_path
-from interviewsim.errors import ConfigError, Problem
+from interviewsim.errors import ConfigError, Problem, validation_problems
 
 PLANS_DIR = Path("data/agent/plans")
 """Where ``--plan NAME`` looks for ``NAME.yaml``."""
@@ -98,7 +97,7 @@ class StateConfig(_Config):
         return max(1, (self.turns_per_question or 1) * len(self.questions))
 
 
-class Plan(_Config):
+class InterviewPlan(_Config):
     name: str
     title: str
     """What kind of interview this is, in the interviewer's words."""
@@ -112,7 +111,7 @@ class Plan(_Config):
     states: Annotated[list[StateConfig], Field(min_length=1)]
 
     @model_validator(mode="after")
-    def _graph_moves_forward(self) -> Plan:
+    def _graph_moves_forward(self) -> InterviewPlan:
         problems: list[str] = []
         names = [s.name for s in self.states]
         areas = {a.id for a in self.rubric}
@@ -161,26 +160,21 @@ class Plan(_Config):
     def area_ids(self) -> list[str]:
         return [a.id for a in self.rubric]
 
-    def with_questions(self, source: str, questions: list[str]) -> Plan:
+    def with_questions(self, source: str, questions: list[str]) -> InterviewPlan:
         """A copy whose states with ``questions_from == source`` ask ``questions``."""
         states = [s.model_copy(update={"questions": list(questions)})
                   if s.questions_from == source else s for s in self.states]
         return self.model_copy(update={"states": states})
 
 
-def parse_plan(data: object, file: str) -> Plan:
+def parse_plan(data: object, file: str) -> InterviewPlan:
     try:
-        return Plan.model_validate(data)
+        return InterviewPlan.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for item in exc.errors(include_url=False):
-            message = item["msg"].removeprefix("Value error, ")
-            for line in message.splitlines():
-                problems.append(Problem(file, json_path(item["loc"]), line))
-        raise ConfigError(problems) from None
+        raise ConfigError(validation_problems(exc, file)) from None
 
 
-def load_plan(name_or_path: str | Path, plans_dir: Path = PLANS_DIR) -> Plan:
+def load_plan(name_or_path: str | Path, plans_dir: Path = PLANS_DIR) -> InterviewPlan:
     """A plan by name (``technical``, ``personality``: ``plans_dir/NAME.yaml``) or by path."""
     path = Path(name_or_path)
     if path.suffix not in (".yaml", ".yml"):

@@ -13,7 +13,7 @@ from interviewsim.agent.followup import FollowupCheck
 from interviewsim.agent.guardrails import TurnAudit
 from interviewsim.agent.memory import MemorySummary
 from interviewsim.agent.personas import PersonaSwitch
-from interviewsim.agent.plan import Plan
+from interviewsim.agent.plan import InterviewPlan
 from interviewsim.agent.scoring import AnswerScore, Flag
 from interviewsim.agent.state_machine import Transition
 from interviewsim.data.records import CallRecord
@@ -78,7 +78,7 @@ class CandidateInfo(BaseModel):
 
 @dataclass
 class SessionResult:
-    plan: Plan
+    plan: InterviewPlan
     candidate: CandidateInfo
     stop_reason: str = "completed"
     transcript: list[TranscriptEntry] = field(default_factory=list)

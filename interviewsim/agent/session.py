@@ -24,7 +24,7 @@ from interviewsim.agent.personas import (
     SessionContext,
     Situation,
 )
-from interviewsim.agent.plan import Plan, StateConfig
+from interviewsim.agent.plan import InterviewPlan, StateConfig
 from interviewsim.agent.prompts import OPENING_CUE
 from interviewsim.agent.results import (
     CandidateInfo,
@@ -49,7 +49,7 @@ UNSCORED_SIGNALS = frozenset({Signal.HINT_REQUEST, Signal.PROGRESS_QUESTION})
 class InterviewSession:
     """Runs one interview to its terminal state (or until the candidate leaves)."""
 
-    def __init__(self, plan: Plan, settings: AgentSettings, interviewer: ModelClient,
+    def __init__(self, plan: InterviewPlan, settings: AgentSettings, interviewer: ModelClient,
                  evaluator: Evaluator, coach: Coach | None, candidate: Candidate,
                  clock: Clock, info: CandidateInfo):
         self.plan = plan

@@ -13,7 +13,7 @@ from interviewsim.agent.clock import Clock, VirtualClock
 from interviewsim.agent.coach import Coach
 from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.evaluator import Evaluator
-from interviewsim.agent.plan import Plan
+from interviewsim.agent.plan import InterviewPlan
 from interviewsim.agent.results import CandidateInfo, SessionResult
 from interviewsim.agent.session import InterviewSession
 from interviewsim.context.strategies import RetrievalIndex
@@ -45,7 +45,7 @@ def open_clients(hub: ModelHub, params: Params, settings: AgentSettings) -> Agen
     )
 
 
-def personality_plan(plan: Plan, person: PersonalityData) -> Plan:
+def personality_plan(plan: InterviewPlan, person: PersonalityData) -> InterviewPlan:
     """The plan with the person's held-out questions as its ``questions_from: heldout`` topics."""
     return plan.with_questions(HELDOUT, [pair.question for pair in person.heldout])
 
@@ -56,7 +56,7 @@ def twin(person: PersonalityData, strategy: str, clients: AgentClients, params: 
                               index, settings.candidate_max_attempts)
 
 
-def run_session(plan: Plan, settings: AgentSettings, clients: AgentClients,
+def run_session(plan: InterviewPlan, settings: AgentSettings, clients: AgentClients,
                 candidate: Candidate, info: CandidateInfo,
                 clock: Clock | None = None) -> SessionResult:
     """Run one interview; simulated sessions default to the virtual clock."""

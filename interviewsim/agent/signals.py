@@ -22,6 +22,11 @@ class Signal(StrEnum):
     """Asks about pay, headcount or other candidates."""
 
 
+OFF_LIMITS_TOPICS = (
+    r"\b(?:salary|compensation|pay (?:range|band)|equity|headcount|other candidates?)\b")
+"""Topics outside an interview's scope, one vocabulary for both sides: a candidate who raises
+one sends a signal; an interviewer who raises one breaks a guardrail."""
+
 _PATTERNS: dict[Signal, re.Pattern[str]] = {
     Signal.HINT_REQUEST: re.compile(
         r"\b(?:(?:give|get|have|need|use) (?:me )?(?:a |some |any )?(?:hint|clue|tip|pointer)s?"
@@ -41,10 +46,7 @@ _PATTERNS: dict[Signal, re.Pattern[str]] = {
         r"|that'?s all(?: from me)?|i don'?t have (?:any )?(?:more |further |other )?questions)\b",
         re.IGNORECASE,
     ),
-    Signal.OFF_LIMITS: re.compile(
-        r"\b(?:salary|compensation|pay (?:range|band)|equity|headcount|other candidates?)\b",
-        re.IGNORECASE,
-    ),
+    Signal.OFF_LIMITS: re.compile(OFF_LIMITS_TOPICS, re.IGNORECASE),
 }
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.agent.plan import Plan, StateConfig
+from interviewsim.agent.plan import InterviewPlan, StateConfig
 
 
 class Transition(BaseModel):
@@ -47,7 +47,7 @@ class Facts:
 class StateMachine:
     """Current section, its counters and the history of every transition."""
 
-    def __init__(self, plan: Plan):
+    def __init__(self, plan: InterviewPlan):
         self.plan = plan
         self.current: str = plan.states[0].name
         self.history: list[Transition] = []

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from interviewsim.agent.scoring import FlagType, Priority
-from interviewsim.errors import ParseError
+from interviewsim.errors import ParseError, validation_text
 from interviewsim.llm.contract_json import parse_contract_object, require_text
 
 
@@ -126,7 +126,7 @@ class ToolContext:
     refuse_transition: Callable[[str, str], str | None] = field(default=lambda f, t: None)
 
 
-class Verdict(BaseModel):
+class ToolVerdict(BaseModel):
     """The validator's decision on one call."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
@@ -141,19 +141,11 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("’", "'")).strip().lower()
 
 
-def _error_text(error: ValidationError) -> str:
-    parts = []
-    for item in error.errors(include_url=False):
-        where = ".".join(str(p) for p in item["loc"]) or "arguments"
-        parts.append(f"{where}: {item['msg'].removeprefix('Value error, ')}")
-    return "; ".join(parts)
-
-
-def validate_call(call: ToolCall, context: ToolContext) -> Verdict:
+def validate_call(call: ToolCall, context: ToolContext) -> ToolVerdict:
     """Accept or reject one call; a rejection's reason tells the model what to fix."""
 
-    def reject(reason: str) -> Verdict:
-        return Verdict(call=call, accepted=False, reason=reason)
+    def reject(reason: str) -> ToolVerdict:
+        return ToolVerdict(call=call, accepted=False, reason=reason)
 
     available = ", ".join(context.allowed)
     if call.name not in TOOLS:
@@ -172,7 +164,7 @@ def validate_call(call: ToolCall, context: ToolContext) -> Verdict:
     try:
         arguments = TOOLS[call.name].model_validate(raw)
     except ValidationError as exc:
-        return reject(f"invalid arguments: {_error_text(exc)}")
+        return reject(f"invalid arguments: {validation_text(exc)}")
     if isinstance(arguments, ScoreAnswerArgs) and arguments.rubric_area not in context.rubric_areas:
         return reject(f"unknown rubric_area {arguments.rubric_area!r}; use one of "
                       f"{', '.join(context.rubric_areas)}")
@@ -185,7 +177,7 @@ def validate_call(call: ToolCall, context: ToolContext) -> Verdict:
         refusal = context.refuse_transition(arguments.from_section, arguments.to_section)
         if refusal is not None:
             return reject(f"transition refused: {refusal}")
-    return Verdict(call=call, accepted=True, arguments=arguments)
+    return ToolVerdict(call=call, accepted=True, arguments=arguments)
 
 
 SCHEMA_DROPPED_KEYS = ("title", "default", "description")

@@ -20,9 +20,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from interviewsim.data.records import PersonalityMetric
-from interviewsim.errors import InputError, Problem
-from interviewsim.prep.matching import LEXICAL_THRESHOLD, LexicalCorpus, judge_lexically
-from interviewsim.text.coverage import terms
+from interviewsim.errors import InputError, Problem, validation_problems
+from interviewsim.text.coverage import LEXICAL_THRESHOLD, LexicalCorpus, judge_lexically, terms
 
 METRIC = "grounded_claim_rate"
 JUDGE = "lexical"
@@ -89,8 +88,7 @@ def _validated(records: Iterable[dict], model: type[BaseModel], file: str) -> li
         try:
             out.append(model.model_validate(record))
         except ValidationError as exc:
-            problems += [Problem(file, f"line {number}.{'.'.join(map(str, e['loc']))}", e["msg"])
-                         for e in exc.errors(include_url=False)]
+            problems += validation_problems(exc, file, prefix=f"line {number}")
     if problems:
         raise InputError(problems)
     return out

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from interviewsim.data.jsonio import read_jsonl
 from interviewsim.data.records import PersonalityMetric
-from interviewsim.errors import InputError, Problem
+from interviewsim.errors import InputError, Problem, validation_problems
 
 CellKey = tuple[str, str, str]
 """(strategy, judge, metric)."""
@@ -99,9 +99,7 @@ def read_metric_rows(path: str | Path) -> list[PersonalityMetric]:
         try:
             rows.append(PersonalityMetric.model_validate(record))
         except ValidationError as exc:
-            for item in exc.errors(include_url=False):
-                where = ".".join(str(part) for part in item["loc"])
-                problems.append(Problem(str(path), f"line {number}: {where}", item["msg"]))
+            problems += validation_problems(exc, str(path), prefix=f"line {number}")
     if problems:
         raise InputError(problems)
     return rows

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from interviewsim.errors import InputError, Problem
+from interviewsim.errors import InputError, Problem, json_path
 
 
 class _PairsDict(dict):
@@ -45,17 +45,6 @@ class _PairsHook:
             counts[key] = counts.get(key, 0) + 1
         marked.duplicates = tuple(k for k, c in counts.items() if c > 1)
         return marked
-
-
-def json_path(parts: Iterable[str | int]) -> str:
-    """Render a location such as ('interviews', 2, 'qa_id') as ``interviews[2].qa_id``."""
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out
 
 
 def _duplicate_key_problems(value: Any, file: str, loc: tuple = ()) -> list[Problem]:

@@ -8,7 +8,7 @@ all rejected, each with the file and JSON path of the offending value.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -19,8 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-from interviewsim.data.jsonio import json_path, load_json_strict
-from interviewsim.errors import InputError, Problem
+from interviewsim.data.jsonio import load_json_strict
+from interviewsim.errors import InputError, validation_problems
 
 
 def _not_blank(value: str) -> str:
@@ -114,24 +114,14 @@ def uniqueness_problems(doc: PreparedInput) -> list[str]:
     return problems
 
 
-def _problems_from(error: ValidationError, file: str) -> list[Problem]:
-    problems: list[Problem] = []
-    for item in error.errors(include_url=False):
-        message = item["msg"].removeprefix("Value error, ")
-        path = json_path(item["loc"])
-        if item["type"] == "literal_error" and path == "schema_version":
-            message = f"expected exactly \"1.0\", got {item['input']!r}"
-        elif item["type"] == "extra_forbidden":
-            message = "unknown field; remove it (the schema allows no extra fields)"
-        elif item["type"] == "missing":
-            message = "required field is missing"
-        if not path and "\n" in message or ": duplicate" in message:
-            for line in message.splitlines():
-                where, _, what = line.partition(": ")
-                problems.append(Problem(file, where, what))
-            continue
-        problems.append(Problem(file, path, message))
-    return problems
+def _explain(item: dict[str, Any], path: str, message: str) -> str:
+    if item["type"] == "literal_error" and path == "schema_version":
+        return f"expected exactly \"1.0\", got {item['input']!r}"
+    if item["type"] == "extra_forbidden":
+        return "unknown field; remove it (the schema allows no extra fields)"
+    if item["type"] == "missing":
+        return "required field is missing"
+    return message
 
 
 def parse_prepared_input(data: object, file: str) -> PreparedInput:
@@ -139,7 +129,7 @@ def parse_prepared_input(data: object, file: str) -> PreparedInput:
     try:
         return PreparedInput.model_validate(data)
     except ValidationError as exc:
-        raise InputError(_problems_from(exc, file)) from None
+        raise InputError(validation_problems(exc, file, explain=_explain)) from None
 
 
 def load_prepared_input(path: str | Path) -> PreparedInput:

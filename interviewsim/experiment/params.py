@@ -8,13 +8,12 @@ before any model call. The library receives these objects; it never reads params
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from interviewsim.data.jsonio import json_path
-from interviewsim.errors import ConfigError, Problem
+from interviewsim.errors import ConfigError, Problem, validation_problems
 from interviewsim.llm.settings import (
     EmbedderSettings,
     HubSettings,
@@ -214,23 +213,12 @@ class Params(_Section):
         return self
 
 
-def _problems(error: ValidationError, file: str) -> list[Problem]:
-    problems: list[Problem] = []
-    for item in error.errors(include_url=False):
-        message = item["msg"].removeprefix("Value error, ")
-        loc = [part for part in item["loc"] if not str(part).startswith(("function-", "tagged"))]
-        path = json_path(loc)
-        if item["type"] == "extra_forbidden":
-            message = "unknown key; check the spelling against params.yaml's documented keys"
-        elif item["type"] == "literal_error" and path.startswith("strategies"):
-            message = f"unknown strategy {item['input']!r}; {message}"
-        if not path and ": " in message:
-            for line in message.splitlines():
-                where, _, what = line.partition(": ")
-                problems.append(Problem(file, where, what))
-            continue
-        problems.append(Problem(file, path, message))
-    return problems
+def _explain(item: dict[str, Any], path: str, message: str) -> str:
+    if item["type"] == "extra_forbidden":
+        return "unknown key; check the spelling against params.yaml's documented keys"
+    if item["type"] == "literal_error" and path.startswith("strategies"):
+        return f"unknown strategy {item['input']!r}; {message}"
+    return message
 
 
 def parse_params(data: object, file: str = "params.yaml") -> Params:
@@ -240,7 +228,7 @@ def parse_params(data: object, file: str = "params.yaml") -> Params:
     try:
         return Params.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_problems(exc, file)) from None
+        raise ConfigError(validation_problems(exc, file, explain=_explain)) from None
 
 
 def load_params(path: str | Path = "params.yaml") -> Params:

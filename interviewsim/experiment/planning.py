@@ -92,7 +92,7 @@ class PlanLine:
 
 
 @dataclass
-class Plan:
+class CallPlan:
     personalities: int = 0
     train_pairs: int = 0
     heldout_pairs: int = 0
@@ -167,7 +167,7 @@ KeyCheck = Callable[[list[ChatRequest]], int]
 """Counts how many of the requests the response cache already answers."""
 
 
-def plan_personality(plan: Plan, person: PersonalityData, params: Params,
+def plan_personality(plan: CallPlan, person: PersonalityData, params: Params,
                      generate_request: Callable[[list[Message]], ChatRequest] | None = None,
                      cached: KeyCheck | None = None) -> None:
     """Add one personality's calls to ``plan``."""
@@ -261,7 +261,7 @@ def _tokens(messages: list[Message]) -> int:
     return estimate_prompt_tokens(ChatRequest(messages=tuple(messages)))
 
 
-def price(plan: Plan, params: Params) -> None:
+def price(plan: CallPlan, params: Params) -> None:
     """Fill each line's cost from ``params.prices`` (None where the model has no price)."""
     for line in plan.lines.values():
         entry = params.prices.get(line.model)
@@ -272,9 +272,9 @@ def price(plan: Plan, params: Params) -> None:
 
 def build_plan(params: Params, people: Iterator[PersonalityData],
                generate_request: Callable[[list[Message]], ChatRequest] | None = None,
-               cached: KeyCheck | None = None) -> Plan:
+               cached: KeyCheck | None = None) -> CallPlan:
     """The plan of ``params`` over ``people`` (see the module doc for what is estimated)."""
-    plan = Plan()
+    plan = CallPlan()
     for person in people:
         plan_personality(plan, person, params, generate_request, cached)
     price(plan, params)

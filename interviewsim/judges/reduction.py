@@ -8,13 +8,19 @@ alignment needs all ten votes of its reference and generated profiles.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
+from interviewsim.data.corpus import PersonalityData
 from interviewsim.data.records import PersonalityMetric
+from interviewsim.data.spool import Spool
+from interviewsim.experiment.params import Params
 from interviewsim.judges.parsers import ContentSimilarity, FactualConsistency, Level, TraitRating
 from interviewsim.judges.personality import TRAITS, Vote, alignment, modal_vote
+from interviewsim.judges.tasks import CS, FC, JudgePlan
 from interviewsim.llm.asking import Outcome
+from interviewsim.llm.settings import NamedModelSettings
 
 CS_METRIC = "content_similarity"
 FC_METRICS: dict[str, str] = {
@@ -110,3 +116,71 @@ def personality_similarity(key: Key, reference: Mapping[str, TraitVote],
         key.metric(ALIGNMENT_METRIC, value, int(whole), int(not whole)),
         key.metric(CONFIDENCE_METRIC, confidence, len(valid), len(votes) - len(valid)),
     ]
+
+
+@dataclass
+class JudgeResults:
+    """What the stage writes besides judgments.jsonl, and the counts for summary.json."""
+
+    ps_runs: Spool = field(default_factory=Spool)
+    """On disk until written: PS runs carry every raw output, so memory stays flat."""
+    ps_votes: Spool = field(default_factory=Spool)
+    metrics: list[PersonalityMetric] = field(default_factory=list)
+    counts: dict[str, dict[str, Counter[str]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(Counter)))
+
+    def count(self, judge: str, what: str, outcomes: Sequence[Outcome]) -> None:
+        valid = sum(1 for o in outcomes if o.valid)
+        reasks = sum(max(len(o.calls) - 1, 0) for o in outcomes)
+        self.counts[judge][what].update(valid=valid, invalid=len(outcomes) - valid, reasks=reasks)
+
+
+def judge_person(person: PersonalityData, plan: JudgePlan, judge: NamedModelSettings,
+                 params: Params, results: JudgeResults, outcomes: list[list[Outcome]],
+                 order: list[int], ps_runs: list[dict], ps_votes: list[dict]
+                 ) -> Iterator[dict]:
+    """One judge's outcomes for one personality: yield its CS/FC judgments, append its PS runs
+    and votes to ``ps_runs``/``ps_votes``, collect metrics and counts in ``results``.
+    ``outcomes`` are the CS (in ``order``), FC and PS groups of judge_groups."""
+    pid, name = person.personality_id, judge.name
+    cs: list[Outcome] = [Outcome() for _ in plan.answers]
+    for i, outcome in zip(order, outcomes[0], strict=True):
+        cs[i] = outcome
+    fc = outcomes[1] if plan.fc is not None else \
+        [Outcome.invalid(plan.fc_unavailable or "") for _ in plan.answers]
+    ps = iter(outcomes[2])
+    results.count(name, CS, cs)
+    results.count(name, FC, fc)
+    for metric, judged in ((CS, cs), (FC, fc)):
+        for answer, outcome in zip(plan.answers, judged, strict=True):
+            yield {"personality_id": pid, "judge": name, "model": judge.model, "metric": metric,
+                   "strategy": answer["strategy"], "qa_id": answer["qa_id"],
+                   "interview_id": answer["interview_id"], **outcome.record()}
+    votes: dict[str | None, dict[str, TraitVote]] = {}
+    for collection in plan.collections:
+        side = {"personality_id": pid, "judge": name, "model": judge.model,
+                "side": collection.side, "strategy": collection.strategy}
+        votes[collection.strategy] = {}
+        for trait in TRAITS:
+            if collection.responses:
+                runs = [next(ps) for _ in range(params.judge.ps_runs)]
+            else:
+                reason = f"no valid generated answers for strategy {collection.strategy}"
+                runs = [Outcome.invalid(reason) for _ in range(params.judge.ps_runs)]
+            results.count(name, "ps_runs", runs)
+            for run, outcome in enumerate(runs):
+                ps_runs.append({**side, "trait": trait, "run": run, **outcome.record()})
+            vote = vote_runs(runs)
+            votes[collection.strategy][trait] = vote
+            results.counts[name]["ps_votes"].update(valid=int(vote.vote is not None),
+                                                    invalid=int(vote.vote is None))
+            ps_votes.append({**side, "trait": trait, **vote.record()})
+    for strategy in params.strategies:
+        key = Key(pid, strategy, name)
+        mine = [i for i, a in enumerate(plan.answers) if a["strategy"] == strategy]
+        results.metrics.append(content_similarity(key, [cs[i] for i in mine]))
+        results.metrics.extend(factual_consistency(key, [fc[i] for i in mine]))
+        ps_metrics = personality_similarity(key, votes[None], votes[strategy])
+        results.metrics.extend(ps_metrics)
+        results.counts[name]["personality_alignment"].update(
+            valid=ps_metrics[0].n, invalid=ps_metrics[0].invalid)

@@ -32,14 +32,28 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import click
 
 from interviewsim.data.jsonio import load_json_strict, write_lines_atomic
 from interviewsim.data.stage_summary import RUN_LOG, write_summary
-from interviewsim.experiment.params import Params
-from interviewsim.llm.settings import ModelSettings, OpenAIProviderSettings
+from interviewsim.llm.settings import ModelSettings, OpenAIProviderSettings, ProviderSettings
+from interviewsim.llm.usage import add_summaries
+
+
+class WithProviders(Protocol):
+    """Settings that name their providers (the experiment's params): all a stage's copies
+    need to know to divide the providers' concurrency among themselves."""
+
+    @property
+    def providers(self) -> dict[str, ProviderSettings]: ...
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False
+                   ) -> Any: ...
+
+
+P = TypeVar("P", bound=WithProviders)
 
 
 @dataclass(frozen=True)
@@ -74,14 +88,14 @@ shard_option = click.option(
     help="Internal: run copy K of N over every N-th personality (set by the stage itself).")
 
 
-def stage_processes(params: Params, models: Iterable[ModelSettings]) -> int:
+def stage_processes(params: WithProviders, models: Iterable[ModelSettings]) -> int:
     """How many copies a stage runs: the largest ``processes`` among its models' providers
     (1 for the embedded and scripted providers, which have no such setting)."""
     counts = [getattr(params.providers[m.provider], "processes", 1) for m in models]
     return max(counts, default=1)
 
 
-def shard_params(params: Params, shard: Shard) -> Params:
+def shard_params(params: P, shard: Shard) -> P:
     """params as one copy sees them: every HTTP provider's concurrency divided among the
     copies (at least 1 each), and one process."""
     providers = {
@@ -111,20 +125,21 @@ def _argv(ctx: click.Context, skip: set[str]) -> list[str]:
     return argv
 
 
-Key = Callable[[dict], Any]
+OrderKey = Callable[[dict], Any]
+"""The order of a JSON Lines record (the copies' files are merged by it)."""
 
 
 def by_personality(record: dict) -> str:
     return record["personality_id"]
 
 
-def _keyed_lines(path: Path, key: Key) -> Iterator[tuple[Any, str]]:
+def _keyed_lines(path: Path, key: OrderKey) -> Iterator[tuple[Any, str]]:
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             yield key(json.loads(line)), line
 
 
-def _merged(paths: list[Path], key: Key) -> Iterator[str]:
+def _merged(paths: list[Path], key: OrderKey) -> Iterator[str]:
     """The shards' lines in ``key`` order (each shard file is already in that order), as
     written: merging does not re-encode a record."""
     last = None
@@ -134,19 +149,6 @@ def _merged(paths: list[Path], key: Key) -> Iterator[str]:
             raise RuntimeError(f"{paths[0].name}: a shard is not in order at {current!r}")
         last = current
         yield line
-
-
-def _add(total: Any, value: Any, field: str = "") -> Any:
-    """Summaries added up: numbers summed (wall times: the longest), dicts key by key, equal
-    labels kept."""
-    if isinstance(total, dict):
-        return {k: _add(total.get(k), value.get(k), k) if k in total and k in value
-                else total.get(k, value.get(k)) for k in {**total, **value}}
-    if isinstance(total, bool) or not isinstance(total, int | float):
-        return total if total is not None else value
-    if value is None:
-        return total
-    return max(total, value) if field.endswith("wall_s") else total + value
 
 
 class _Forked:
@@ -215,7 +217,7 @@ def _spawn(argv: list[str], quiet: bool) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "stages", *argv], env=env)
 
 
-def run_copies(ctx: click.Context, count: int, out_dir: Path, files: dict[str, Key]) -> None:
+def run_copies(ctx: click.Context, count: int, out_dir: Path, files: dict[str, OrderKey]) -> None:
     """Run ``ctx``'s command as ``count`` copies and merge their ``files`` (JSON Lines, each
     with its order key) and summary.json into ``out_dir``. Exits with a failed copy's code."""
     work = out_dir / f".copies-{os.getpid()}"
@@ -251,7 +253,7 @@ def run_copies(ctx: click.Context, count: int, out_dir: Path, files: dict[str, K
         summaries = [load_json_strict(s / RUN_LOG) for s in shards]
         total = summaries[0]
         for summary in summaries[1:]:
-            total = _add(total, summary)
+            total = add_summaries(total, summary)
         write_summary(out_dir / "summary.json", total["counts"], total["usage"])
     finally:
         for child in children:
@@ -261,8 +263,8 @@ def run_copies(ctx: click.Context, count: int, out_dir: Path, files: dict[str, K
         shutil.rmtree(work, ignore_errors=True)
 
 
-def as_copies(params: Params, shard: Shard | None, dry_run: bool,
-              models: Iterable[ModelSettings], files: dict[str, Key]) -> Params | None:
+def as_copies(params: P, shard: Shard | None, dry_run: bool,
+              models: Iterable[ModelSettings], files: dict[str, OrderKey]) -> P | None:
     """Where a stage command decides how it runs: the params for this process (a copy's, when
     ``shard`` is given), or None once the stage has run as copies and merged ``files`` into
     its ``--out-dir`` (the command then has nothing left to do). A dry run is one process."""

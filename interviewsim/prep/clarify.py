@@ -16,7 +16,7 @@ from typing import Annotated
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from interviewsim.errors import InputError, Problem
+from interviewsim.errors import InputError, Problem, validation_problems
 from interviewsim.prep.modelcall import PrepCall, PrepClient, call_json
 from interviewsim.prep.models import (
     REQUIREMENT_ID,
@@ -132,10 +132,7 @@ class ScriptedAnswers:
         except yaml.YAMLError as exc:
             raise InputError([Problem(str(path), "", f"invalid YAML/JSON: {exc}")]) from None
         except ValidationError as exc:
-            raise InputError([
-                Problem(str(path), ".".join(str(p) for p in err["loc"]), err["msg"])
-                for err in exc.errors(include_url=False)
-            ]) from None
+            raise InputError(validation_problems(exc, str(path))) from None
 
     def __call__(self, requirement: Requirement, question: str) -> str:
         self.asked.append(requirement.id)

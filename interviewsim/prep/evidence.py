@@ -15,10 +15,9 @@ from typing import Annotated
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from interviewsim.data.jsonio import json_path
 from interviewsim.data.schema import load_prepared_input
 from interviewsim.data.split import SplitError, split_interviews
-from interviewsim.errors import InputError, Problem
+from interviewsim.errors import InputError, Problem, validation_problems
 from interviewsim.prep.models import EvidenceItem
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -62,10 +61,7 @@ def load_evidence_file(path: str | Path) -> list[EvidenceItem]:
     try:
         parsed = _EvidenceFile.model_validate(data)
     except ValidationError as exc:
-        raise InputError([
-            Problem(str(path), json_path(err["loc"]), err["msg"])
-            for err in exc.errors(include_url=False)
-        ]) from None
+        raise InputError(validation_problems(exc, str(path))) from None
     problems = _duplicate_problems([item.id for item in parsed.evidence], str(path))
     if problems:
         raise InputError(problems)

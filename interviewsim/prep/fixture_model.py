@@ -16,9 +16,8 @@ from typing import Any
 
 from interviewsim.llm.types import ChatRequest
 from interviewsim.prep.extraction import extract_lexical
-from interviewsim.prep.matching import LexicalCorpus
 from interviewsim.prep.modelcall import read_payload
-from interviewsim.text.coverage import terms
+from interviewsim.text.coverage import LexicalCorpus, terms
 
 Handler = Callable[[Any], Any]
 

@@ -10,7 +10,6 @@ may say PARTIAL; both face the same match gate.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,53 +22,9 @@ from interviewsim.prep.models import (
     Requirement,
     Verdict,
 )
-from interviewsim.text.coverage import DocumentFrequencies, coverage
+from interviewsim.text.coverage import LexicalCorpus, judge_lexically
 
 Matcher = Literal["lexical", "llm"]
-LEXICAL_THRESHOLD = 0.30
-
-
-@dataclass(frozen=True)
-class Support:
-    """How much of a text one corpus item attests."""
-
-    item_id: str
-    score: float
-    matched: tuple[str, ...]
-
-
-class LexicalCorpus:
-    """Items to match against, with the document frequencies that weight their terms."""
-
-    def __init__(self, items: Sequence[tuple[str, str]]):
-        self.items = list(items)
-        self.frequencies = DocumentFrequencies.of(text for _, text in self.items)
-
-    def rank(self, text: str) -> list[Support]:
-        """Every item's support for ``text``, best first; ties keep corpus order."""
-        scored = []
-        for item_id, evidence in self.items:
-            found = coverage(text, evidence, self.frequencies)
-            scored.append(Support(item_id, found.score, found.matched))
-        return sorted(scored, key=lambda s: -s.score)
-
-
-@dataclass(frozen=True)
-class LexicalJudgment:
-    coverage: Literal["FULL", "GAP"]
-    cited: tuple[Support, ...]
-    best: Support | None
-
-
-def judge_lexically(text: str, corpus: LexicalCorpus, threshold: float = LEXICAL_THRESHOLD,
-                    max_citations: int = 3) -> LexicalJudgment:
-    """FULL citing the best items at or above ``threshold`` (at most ``max_citations``), or GAP."""
-    ranked = corpus.rank(text)
-    best = ranked[0] if ranked else None
-    cited = tuple(s for s in ranked if s.score >= threshold and s.score > 0)[:max_citations]
-    return LexicalJudgment("FULL" if cited else "GAP", cited, best)
-
-
 def _percent(score: float) -> str:
     return f"{round(score * 100)}%"
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from interviewsim.data.records import CallRecord
-from interviewsim.errors import ParseError
+from interviewsim.errors import ParseError, validation_text
 from interviewsim.llm.contract_json import parse_contract_object
 from interviewsim.llm.gbnf import gbnf_from_schema
 from interviewsim.llm.types import ChatRequest, ChatResult, Message, OutputConstraint
@@ -165,12 +165,7 @@ def parse_model(text: str, model: type[M]) -> M:
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[:3]
-        detail = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in first
-        )
-        more = f" (+{exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
-        raise ParseError(f"schema violation: {detail}{more}") from None
+        raise ParseError(f"schema violation: {validation_text(exc, limit=3)}") from None
 
 
 def messages_for(task: str, instructions: str, payload: Any) -> list[Message]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*")
 
@@ -81,3 +82,48 @@ def coverage(claim: str, evidence: str, frequencies: DocumentFrequencies) -> Cov
     score = sum(frequencies.weight(t) for t in matched) / total if total else 0.0
     return Coverage(score=score, matched=tuple(sorted(matched)),
                     claim_terms=tuple(sorted(claim_terms)))
+
+
+LEXICAL_THRESHOLD = 0.30
+"""Coverage at which an item attests a text (the prep matcher's and the claims stage's)."""
+
+
+@dataclass(frozen=True)
+class Support:
+    """How much of a text one corpus item attests."""
+
+    item_id: str
+    score: float
+    matched: tuple[str, ...]
+
+
+class LexicalCorpus:
+    """Items to match against, with the document frequencies that weight their terms."""
+
+    def __init__(self, items: Sequence[tuple[str, str]]):
+        self.items = list(items)
+        self.frequencies = DocumentFrequencies.of(text for _, text in self.items)
+
+    def rank(self, text: str) -> list[Support]:
+        """Every item's support for ``text``, best first; ties keep corpus order."""
+        scored = []
+        for item_id, evidence in self.items:
+            found = coverage(text, evidence, self.frequencies)
+            scored.append(Support(item_id, found.score, found.matched))
+        return sorted(scored, key=lambda s: -s.score)
+
+
+@dataclass(frozen=True)
+class LexicalJudgment:
+    coverage: Literal["FULL", "GAP"]
+    cited: tuple[Support, ...]
+    best: Support | None
+
+
+def judge_lexically(text: str, corpus: LexicalCorpus, threshold: float = LEXICAL_THRESHOLD,
+                    max_citations: int = 3) -> LexicalJudgment:
+    """FULL citing the best items at or above ``threshold`` (at most ``max_citations``), or GAP."""
+    ranked = corpus.rank(text)
+    best = ranked[0] if ranked else None
+    cited = tuple(s for s in ranked if s.score >= threshold and s.score > 0)[:max_citations]
+    return LexicalJudgment("FULL" if cited else "GAP", cited, best)

@@ -13,7 +13,7 @@ import click
 from tqdm import tqdm
 
 from interviewsim.errors import InterviewSimError
-from interviewsim.experiment.planning import Plan, build_plan, iter_inputs, paper_params
+from interviewsim.experiment.planning import CallPlan, build_plan, iter_inputs, paper_params
 from interviewsim.llm import ModelHub
 from interviewsim.llm.types import ChatRequest, Message
 from stages.common import params_option, progress_enabled, read_params
@@ -25,7 +25,7 @@ def _fmt(value: float | int | None, money: bool = False) -> str:
     return f"${value:,.2f}" if money else f"{value:,}"
 
 
-def render(plan: Plan, title: str) -> str:
+def render(plan: CallPlan, title: str) -> str:
     """The plan as a Markdown table (what the command prints)."""
     out = [f"{title}: {plan.personalities:,} personalities, {plan.train_pairs:,} training "
            f"pairs, {plan.heldout_pairs:,} held-out pairs in {plan.heldout_interviews:,} "

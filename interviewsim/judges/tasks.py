@@ -1,0 +1,137 @@
+"""How one judge's work on one personality is planned before anything is called: the CS asks
+(grouped by question, so one reference's prompts run back to back), the FC asks against the
+judge's own fact summary, and the PS asks per collection × trait × run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from interviewsim.data.corpus import PersonalityData
+from interviewsim.experiment.params import Params
+from interviewsim.judges.constraints import (
+    content_similarity_constraints,
+    factual_consistency_constraints,
+    trait_rating_constraints,
+)
+from interviewsim.judges.parsers import (
+    parse_content_similarity,
+    parse_factual_consistency,
+    parse_trait_rating,
+)
+from interviewsim.judges.personality import TRAITS
+from interviewsim.judges.prompts import (
+    content_similarity_messages,
+    factual_consistency_messages,
+    personality_messages,
+)
+from interviewsim.llm.asking import Ask, JudgeTask, Outcome
+from interviewsim.llm.settings import NamedModelSettings
+
+CS = "content_similarity"
+FC = "factual_consistency"
+JUDGE_GROUPS = ("cs", "fc", "ps")
+"""The (task, asks) groups of one personality, in the order :func:`judge_groups` gives them
+and :func:`per_person` takes their outcomes back."""
+
+
+@dataclass(frozen=True)
+class JudgeTasks:
+    """The three judgment kinds as one judge model is asked for them."""
+
+    cs: JudgeTask
+    fc: JudgeTask
+    ps: JudgeTask
+
+    @classmethod
+    def of(cls, judge: NamedModelSettings, params: Params) -> JudgeTasks:
+        """Constraints bounded by the judge's max_tokens; PS runs are samples, not replays,
+        so they use judge.ps_temperature rather than the model's temperature."""
+        budget = judge.max_tokens
+        return cls(
+            cs=JudgeTask(parse=parse_content_similarity,
+                         constraints=content_similarity_constraints(budget)),
+            fc=JudgeTask(parse=parse_factual_consistency,
+                         constraints=factual_consistency_constraints(budget)),
+            ps=JudgeTask(parse=parse_trait_rating, constraints=trait_rating_constraints(budget),
+                         temperature=params.judge.ps_temperature),
+        )
+
+
+@dataclass(frozen=True)
+class Collection:
+    """One evaluation side for PS: the held-out responses, or one strategy's valid answers."""
+
+    side: str
+    strategy: str | None
+    responses: tuple[str, ...]
+
+
+@dataclass
+class JudgePlan:
+    """Every ask for one personality and one judge, built before anything is called."""
+
+    answers: list[dict]
+    cs: list[Ask]
+    fc: list[Ask] | None
+    fc_unavailable: str | None
+    collections: list[Collection]
+    ps: list[Ask]
+
+
+def plan_person(person: PersonalityData, answers: list[dict], summary: dict,
+                params: Params) -> JudgePlan:
+    """CS asks in answer order, FC asks (unless the summary is invalid), PS asks per collection
+    × trait × run; PS run ``r`` starts at sample index ``r`` and re-asks step by ps_runs."""
+    refs = {p.qa_id: p.response for p in person.heldout}
+    valid = [a for a in answers if a["valid"]]
+    cs = [Ask(content_similarity_messages(refs[a["qa_id"]], a["response"])) for a in valid]
+    fc, unavailable = None, None
+    if summary["valid"]:
+        text = summary["parsed"]["summary"]
+        fc = [Ask(factual_consistency_messages(text, a["response"])) for a in valid]
+    else:
+        unavailable = f"fact summary invalid: {summary['error']}"
+    collections = [Collection("reference", None, tuple(p.response for p in person.heldout))]
+    for strategy in params.strategies:
+        texts = tuple(a["response"] for a in valid if a["strategy"] == strategy)
+        collections.append(Collection("generated", strategy, texts))
+    runs = params.judge.ps_runs
+    ps = [Ask(personality_messages(c.responses, trait), first_index=run, stride=runs)
+          for c in collections if c.responses for trait in TRAITS for run in range(runs)]
+    return JudgePlan(valid, cs, fc, unavailable, collections, ps)
+
+
+def _prefix_order(answers: list[dict], person: PersonalityData, strategies: list[str]
+                  ) -> list[int]:
+    """Answer indices grouped by question, so one reference's CS prompts run back to back."""
+    position = {p.qa_id: i for i, p in enumerate(person.heldout)}
+    rank = {s: i for i, s in enumerate(strategies)}
+    return sorted(range(len(answers)),
+                  key=lambda i: (position[answers[i]["qa_id"]], rank[answers[i]["strategy"]]))
+
+
+def judge_groups(person: PersonalityData, plan: JudgePlan, tasks: JudgeTasks, params: Params
+                 ) -> tuple[list[tuple[JudgeTask, list[Ask]]], list[int]]:
+    """The (task, asks) groups of one personality for :func:`run_together` — CS in prefix
+    order, FC, PS — and the CS order, to put CS outcomes back in answer order."""
+    order = _prefix_order(plan.answers, person, params.strategies)
+    groups = [(tasks.cs, [plan.cs[i] for i in order]), (tasks.fc, plan.fc or []),
+              (tasks.ps, plan.ps)]
+    return groups, order
+
+
+def ps_asks_per_person(strategies: int, ps_runs: int) -> int:
+    """PS asks of one personality and one judge: every trait of the references and of each
+    strategy's answers, ``ps_runs`` times (what a batch of personalities is sized by)."""
+    return len(TRAITS) * (strategies + 1) * ps_runs
+
+
+def per_person(outcomes: Sequence[list[Outcome]], people: int) -> list[list[list[Outcome]]]:
+    """The outcomes of ``people`` personalities' :func:`judge_groups`, run together, back as
+    one list of groups per personality."""
+    size = len(JUDGE_GROUPS)
+    if len(outcomes) != size * people:
+        raise ValueError(f"{len(outcomes)} outcome groups for {people} personalities "
+                         f"of {size} groups each")
+    return [list(outcomes[size * k:size * (k + 1)]) for k in range(people)]
