@@ -16,7 +16,6 @@ from interviewsim.agent.memory import ConversationMemory, MemoryEntry
 from interviewsim.agent.plan import load_plan, parse_plan
 from interviewsim.agent.scoring import AnswerScore, Flag, composite
 from interviewsim.agent.signals import Signal, detect_signals
-from interviewsim.agent.speech import analyze_speech
 from interviewsim.agent.state_machine import Facts, StateMachine
 from interviewsim.agent.tools import (
     MAX_SCHEMA_LENGTH,
@@ -28,6 +27,7 @@ from interviewsim.agent.tools import (
 )
 from interviewsim.errors import ConfigError, ParseError
 from interviewsim.experiment.params import Params
+from interviewsim.text.speech import analyze_speech
 from tests.test_agent_support import PersonaScript, flag, make_hub, score
 
 DEFAULTS = Params()

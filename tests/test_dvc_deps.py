@@ -33,10 +33,12 @@ def module_file(name: str) -> Path | None:
     return None
 
 
-def imported_modules(path: Path) -> set[str]:
-    """Every module an ``import`` anywhere in the file may load (submodules named in a
-    ``from package import name`` included), with their parent packages."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def imported_modules(path: Path, tree: ast.Module | None = None) -> set[str]:
+    """Every module an ``import`` anywhere in the file (or in ``tree``, a part of it) may load
+    (submodules named in a ``from package import name`` included), with their parent
+    packages."""
+    if tree is None:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
     package = ".".join(path.relative_to(REPO).with_suffix("").parts)
     if path.name == "__init__.py":
         package = package.removesuffix(".__init__")
@@ -101,19 +103,48 @@ def stages() -> dict[str, dict]:
     return yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 
 
+def stage_deps(name: str) -> list[str]:
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    return [resolved(d, params) for d in stages()[name]["deps"]]
+
+
+def uncovered(entry: Path, deps: list[str]) -> list[str]:
+    """The project files ``entry`` imports (transitively) that no dep covers."""
+    covered = [REPO / d for d in deps]
+    return sorted(str(p.relative_to(REPO)) for p in import_closure(entry)
+                  if not any(p == c or c in p.parents for c in covered))
+
+
 @pytest.mark.parametrize("name", sorted(stages()))
 def test_a_stage_depends_on_every_project_file_its_code_imports(name: str) -> None:
-    stage = stages()[name]
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    deps = [resolved(d, params) for d in stage["deps"]]
+    deps = stage_deps(name)
     missing_deps = [d for d in deps if not (REPO / d).exists()
                     and not d.startswith("data/artifacts/")]  # outs of earlier stages
     assert not missing_deps, f"stage {name}: listed deps that do not exist: {missing_deps}"
-    covered = [REPO / d for d in deps]
-    needed = sorted(str(p.relative_to(REPO)) for p in import_closure(stage_entry(stage["cmd"]))
-                    if not any(p == c or c in p.parents for c in covered))
+    needed = uncovered(stage_entry(stages()[name]["cmd"]), deps)
     assert not needed, (f"stage {name} imports project files its dvc.yaml deps do not cover "
                         f"(add them, or a folder above them): {needed}")
+
+
+@pytest.mark.parametrize("name", sorted(stages()))
+def test_library_deps_are_package_folders(name: str) -> None:
+    """A stage depends on whole packages (a file added to one is covered at once), and on the
+    two top-level modules by name; never on the whole library, which would rerun every stage
+    for any change."""
+    library = [d for d in stage_deps(name) if d.startswith("interviewsim")]
+    wrong = [d for d in library if d not in ("interviewsim/__init__.py", "interviewsim/errors.py")
+             and not (len(Path(d).parts) == 2 and (REPO / d).is_dir())]
+    assert not wrong, f"stage {name}: library deps must be interviewsim/<package> folders: {wrong}"
+
+
+def test_a_missing_dep_is_named() -> None:
+    """The check fails, naming the file, when a stage's imports reach a package its deps leave
+    out (what happens when someone adds an import and forgets dvc.yaml)."""
+    deps = stage_deps("judge")
+    entry = stage_entry(stages()["judge"]["cmd"])
+    assert uncovered(entry, deps) == []
+    fewer = [d for d in deps if d != "interviewsim/judges"]
+    assert "interviewsim/judges/tasks.py" in uncovered(entry, fewer)
 
 
 def test_the_closure_follows_lazy_and_relative_imports(tmp_path: Path) -> None:

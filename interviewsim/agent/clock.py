@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from interviewsim.agent.speech import count_words
+from interviewsim.text.speech import count_words
 
 
 class Clock(Protocol):

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from interviewsim.agent.prompts import coach_request
-from interviewsim.agent.speech import SpeechAnalysis
 from interviewsim.data.records import CallRecord
 from interviewsim.errors import ParseError
 from interviewsim.llm import ModelClient
 from interviewsim.llm.contract_json import parse_contract_object, require_text
 from interviewsim.llm.types import Message, OutputConstraint
+from interviewsim.text.speech import SpeechAnalysis
 
 FIELDS = ("what_worked", "what_to_improve", "how_to_improve")
 FEEDBACK_SCHEMA = {

@@ -35,11 +35,11 @@ from interviewsim.agent.results import (
 )
 from interviewsim.agent.scoring import Flag
 from interviewsim.agent.signals import HANDLING, Signal, detect_signals
-from interviewsim.agent.speech import analyze_speech, count_words
 from interviewsim.agent.state_machine import Facts, StateMachine
 from interviewsim.agent.tools import FlagFollowupArgs, SayArgs, ToolContext, TransitionArgs
 from interviewsim.llm import ModelClient
 from interviewsim.llm.types import Message
+from interviewsim.text.speech import analyze_speech, count_words
 
 GENERIC_PROBE = "Could you walk me through that in more detail?"
 """Last-resort turn when the model failed and the section has no plan question left."""

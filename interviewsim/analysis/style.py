@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from statistics import fmean
 
-from interviewsim.agent.speech import SpeechAnalysis, analyze_speech
 from interviewsim.data.records import PersonalityMetric
+from interviewsim.text.speech import SpeechAnalysis, analyze_speech
 
 STYLE_METRICS: dict[str, str] = {
     "style_filler_rate_diff": "filler_rate",

@@ -2,9 +2,9 @@
 
 Each ask carries its own constraint and completion budget, and its parser needs to know which
 ask it reads (the atomic item an MCQ was written for), so every ask is its own task. Re-asks
-use a new sample index and, when the model is greedy, a sampling temperature (see
-``judge_runs.REASK_TEMPERATURE``); after ``max_attempts`` the last parse error is the recorded
-reason, and every call is kept for the audit.
+use a new sample index and, when the model is greedy, a sampling temperature
+(``interviewsim.llm.asking.REASK_TEMPERATURE``); after ``max_attempts`` the last parse error is
+the recorded reason, and every call is kept for the audit.
 """
 
 from __future__ import annotations

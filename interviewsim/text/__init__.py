@@ -1,2 +1,3 @@
-"""Model-free text measures shared across packages: the lexical tokenizer, IDF-weighted
-coverage and the token estimate."""
+"""Model-free text measures shared across packages: the lexical tokenizer and IDF-weighted
+coverage (MCQ gate, claims, prep), the token estimate, and spoken-style markers (filler and
+hedge rates)."""
