@@ -48,6 +48,7 @@ from interviewsim.judges.prompts import (
 )
 from interviewsim.llm.provider import MESSAGE_OVERHEAD_TOKENS, estimate_prompt_tokens
 from interviewsim.llm.types import ChatRequest, Message
+from interviewsim.llm.usage import cost_usd
 from interviewsim.mcq.answering import LINE_TOKENS
 from interviewsim.mcq.prompts import ANSWER_SYSTEM, atomic_messages
 from interviewsim.text.tokens import CHARS_PER_TOKEN, estimate_tokens
@@ -264,10 +265,8 @@ def _tokens(messages: list[Message]) -> int:
 def price(plan: CallPlan, params: Params) -> None:
     """Fill each line's cost from ``params.prices`` (None where the model has no price)."""
     for line in plan.lines.values():
-        entry = params.prices.get(line.model)
-        line.cost_usd = None if entry is None else (
-            line.prompt_tokens * entry.prompt_per_million
-            + line.completion_tokens * entry.completion_per_million) / 1e6
+        line.cost_usd = cost_usd(params.prices.get(line.model), line.prompt_tokens,
+                                 line.completion_tokens)
 
 
 def build_plan(params: Params, people: Iterator[PersonalityData],
