@@ -99,8 +99,9 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
               extra: tuple[Path, ...],
               summary_paths: tuple[Path, ...], sample_from: tuple[Path, ...], baseline: str,
               out_dir: Path, no_mlflow: bool) -> None:
-    """Macro-average every metric over personalities, test every pair of strategies, and write
-    reports/ (metrics.json for DVC, report.md, plots, per-personality CSV, significance.json);
+    """Macro-average every metric over personalities (the headline; the pooled value over all
+    units goes beside it), test every pair of strategies, and write reports/ (metrics.json for
+    DVC, report.md, plots, per-personality CSV, significance.json);
     then log one MLflow parent run with a child per (strategy, judge), unless the same inputs
     were logged before.
     """

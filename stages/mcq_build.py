@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import get_args
 
 import click
 from tqdm import tqdm
@@ -13,17 +14,19 @@ from interviewsim.data.jsonio import write_jsonl_atomic
 from interviewsim.data.stage_summary import write_summary
 from interviewsim.llm import ModelHub
 from interviewsim.mcq.asking import plan_asks
-from interviewsim.mcq.build import atomic_asks, build_personality
+from interviewsim.mcq.build import Status, atomic_asks, build_personality
 from interviewsim.mcq.models import McqItem
 from stages.common import MCQ_ITEMS_DIR, PREPARED_DIR, params_option, progress_enabled, read_params
 
 
-def _counts(counter: Counter[str]) -> dict[str, int]:
+def _counts(counter: Counter[str]) -> dict[str, int | dict[str, int]]:
     kept = counter["kept"]
+    kinds = {kind: counter[f"dropped_by_gate.{kind}"] for kind in ("text", "number", "yes_no")}
     return {
-        "pairs": sum(counter.values()),
+        "pairs": sum(counter[status] for status in get_args(Status)),
         "built": kept,
         "dropped_by_gate": counter["dropped_by_gate"],
+        "dropped_by_gate_kind": kinds,
         "dropped_invalid": counter["dropped_invalid_atomic"] + counter["dropped_invalid_mcq"],
         "dropped_invalid_atomic": counter["dropped_invalid_atomic"],
         "dropped_invalid_mcq": counter["dropped_invalid_mcq"],
@@ -42,12 +45,14 @@ def _counts(counter: Counter[str]) -> dict[str, int]:
 def mcq_build(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: bool) -> None:
     """Build mcq.option_count-option MCQs from the held-out pairs with models.mcq_builder.
 
-    Per held-out pair: an atomic item (two tagged lines), the grounding gate (IDF coverage of
-    the atomic answer by its source response, at least mcq.grounding_threshold), an MCQ in the
-    contract's role order, and a seeded shuffle (mcq.shuffle_seed). Invalid outputs are re-asked
-    up to mcq.max_attempts; an item still invalid or below the gate is dropped and counted with
-    its reason. Writes atomic_items.jsonl (every pair, kept or dropped), mcqs.jsonl (kept
-    items) and summary.json (counts overall and per personality, model usage).
+    Per held-out pair: an atomic item (two tagged lines), the grounding gate (the item attested
+    by its source pair: a text answer's IDF coverage, a number stated in the response, a yes/no
+    question's content; mcq.grounding_threshold; docs/MCQ_GATE.md), an MCQ in the contract's
+    role order, and a seeded shuffle (mcq.shuffle_seed). Invalid or ungrounded outputs are
+    re-asked up to mcq.max_attempts; an item still invalid or ungrounded is dropped and counted
+    with its reason (gate drops by answer kind). Writes atomic_items.jsonl (every pair, kept or
+    dropped), mcqs.jsonl (kept items) and summary.json (counts overall and per personality,
+    model usage).
     """
     params = read_params(params_path)
     hub = ModelHub(params.hub)

@@ -182,7 +182,7 @@ def test_ps_runs_votes_and_alignment_per_strategy(workspace):
         beta = metrics[("personality_alignment", "beta", "no-context", pid)]
         assert (beta["value"], beta["n"], beta["invalid"]) == (None, 0, 1)
         conf = metrics[("ps_vote_confidence", "beta", "no-context", pid)]
-        assert (conf["value"], conf["n"], conf["invalid"]) == (1.0, 9, 1)
+        assert (conf["value"], conf["n"], conf["invalid"]) == (1.0, 4, 1)  # generated votes
 
 
 def test_rerun_replays_from_the_cache_byte_identically_and_dry_run_writes_nothing(workspace):

@@ -20,7 +20,7 @@ from interviewsim.experiment.params import Params, parse_params
 from interviewsim.llm.hub import ModelHub
 from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.types import ChatRequest
-from interviewsim.mcq.build import build_personality, grounding_gate
+from interviewsim.mcq.build import build_personality
 from interviewsim.text.coverage import DocumentFrequencies
 from tests.factories import make_doc, write_doc
 
@@ -111,10 +111,13 @@ def test_every_held_out_pair_is_kept_or_dropped_with_its_reason(tmp_path, hub):
         "P1-Q4-0": "kept", "P1-Q4-1": "dropped_by_gate", "P1-Q4-2": "kept",
         "P1-Q4-3": "dropped_invalid_atomic", "P1-Q4-4": "dropped_invalid_mcq"}
     assert built.counts() == {"kept": 2, "dropped_by_gate": 1, "dropped_invalid_atomic": 1,
-                              "dropped_invalid_mcq": 1}
+                              "dropped_invalid_mcq": 1, "dropped_by_gate.text": 1}
     gated = status["P1-Q4-1"]
     assert gated.grounding_score == 0.0 and "below threshold 0.30" in gated.reason
-    assert status["P1-Q4-0"].grounding_score == 1.0
+    assert len(gated.atomic_calls) == 3  # a rejected item is re-asked like a broken contract
+    kept = status["P1-Q4-0"]  # "The kiln ran 7 hours": the number is stated, the rest attested
+    assert kept.grounding_kind == "number" and kept.grounding_score >= 0.30
+    assert gated.grounding_kind == "text"
     never_atomic, never_mcq = status["P1-Q4-3"], status["P1-Q4-4"]
     assert len(never_atomic.atomic_calls) == 3 and "exactly 2 lines" in never_atomic.reason
     assert len(never_mcq.mcq_calls) == 3 and "unique" in never_mcq.reason
@@ -144,17 +147,3 @@ def test_three_option_build_uses_the_three_contract_roles(tmp_path, hub):
     assert built.items and all(i.labels == ("A", "B", "C") for i in built.items)
     assert {o.role for i in built.items for o in i.options} == {
         "correct", "opposite_negation", "near_miss"}
-
-
-@pytest.mark.parametrize("answer, threshold, kept", [
-    ("The kiln ran fourteen hours", 0.30, True),
-    ("The kiln ran fourteen hours", 1.00, False),   # 'kiln' and 'ran' are in no response
-    ("Porcelain teapots in cobalt blue", 0.01, False),
-    ("Porcelain teapots in cobalt blue", 0.0, True),  # a zero threshold keeps everything
-])
-def test_grounding_gate_compares_idf_coverage_with_the_threshold(answer, threshold, kept):
-    responses = ["It took fourteen hours that day.", "We glazed for hours.", "Nothing else."]
-    frequencies = DocumentFrequencies.of(responses)
-    result = grounding_gate(answer, responses[0], frequencies, threshold)
-    assert result.kept is kept
-    assert (result.coverage.score >= threshold) is kept

@@ -66,7 +66,8 @@ def test_build_then_answer_scores_every_item_by_role(workdir):
     summary = json.loads((items_dir / "summary.json").read_text())["counts"]
     assert summary["by_personality"]["P2"] == {
         "pairs": 10, "built": 4, "dropped_by_gate": 2, "dropped_invalid": 4,
-        "dropped_invalid_atomic": 2, "dropped_invalid_mcq": 2}
+        "dropped_invalid_atomic": 2, "dropped_invalid_mcq": 2,
+        "dropped_by_gate_kind": {"number": 0, "text": 2, "yes_no": 0}}
     mcqs = list(read_jsonl(items_dir / "mcqs.jsonl"))
     assert [m["qa_id"] for m in mcqs[:4]] == ["P1-Q8-0", "P1-Q8-2", "P1-Q9-0", "P1-Q9-2"]
     assert set(mcqs[0]) == {"item_id", "personality_id", "qa_id", "interview_id", "option_count",

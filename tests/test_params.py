@@ -63,3 +63,11 @@ def test_params_check_cli_exit_codes(tmp_path):
     failed = subprocess.run([*run, str(bad)], capture_output=True, text=True, cwd=REPO)
     assert failed.returncode == 1
     assert "mcq.option_count" in failed.stderr and "strategies[0]" in failed.stderr
+
+
+def test_greedy_ps_runs_are_rejected():
+    with pytest.raises(ConfigError) as caught:
+        parse_params({"judge": {"ps_runs": 3, "ps_temperature": 0}})
+    assert "ps_temperature: 0 makes the 3 PS runs one greedy answer repeated" in str(
+        caught.value.problems)
+    assert parse_params({"judge": {"ps_runs": 1, "ps_temperature": 0}}).judge.ps_runs == 1

@@ -110,7 +110,10 @@ def test_alignment_metric_is_none_and_counted_when_a_vote_is_invalid():
     broken = {**good, "openness": vote_runs(_runs("High", None, "Low"))}
     aligned, confidence = personality_similarity(key, good, good)
     assert (aligned.value, aligned.n, aligned.invalid) == (1.0, 1, 0)
-    assert confidence.value == pytest.approx(2 / 3) and confidence.n == 10
+    assert confidence.value == pytest.approx(2 / 3) and confidence.n == 5  # generated only
     aligned, confidence = personality_similarity(key, good, broken)
     assert (aligned.value, aligned.n, aligned.invalid) == (None, 0, 1)
-    assert (confidence.n, confidence.invalid) == (9, 1)
+    assert (confidence.n, confidence.invalid) == (4, 1)
+    # the reference profile is not part of a strategy's confidence
+    _, reference_broken = personality_similarity(key, broken, good)
+    assert (reference_broken.n, reference_broken.invalid) == (5, 0)

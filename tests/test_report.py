@@ -10,7 +10,9 @@ from click.testing import CliRunner
 from interviewsim.analysis.metrics import aggregate_rows, summarise_usage
 from interviewsim.analysis.report import (
     ReportData,
+    intervals_table,
     pairwise_table,
+    permutation_rule,
     plot_metric,
     plot_rows,
     render_report,
@@ -73,8 +75,8 @@ def test_the_report_shows_intervals_counts_usage_and_configuration():
     for heading in ("## Results", "## Confidence intervals and counts", "## Pairwise tests",
                     "## Usage and cost", "## Configuration"):
         assert heading in text
-    assert "| personality_alignment | local | retrieval | 0.555 | [" in text
-    assert "| 12/12 | 60 | 12 |" in text
+    assert "| personality_alignment | local | retrieval | 0.555 | 0.555 | [" in text
+    assert "| 12/12 | 60 | 12 excluded |" in text
     assert "Models without a price in `params.prices` (not in the cost): m." in text
     assert "option_count: 4" in text
 
@@ -106,6 +108,73 @@ def test_the_pairwise_section_lists_only_pairs_that_differ_after_adjustment():
     lines = pairwise_table([test("b", 0.01), test("c", 0.2)]).splitlines()
     assert lines[2:] == ["| m | j | a | b | 12 | 0.100 | 0.0050 | 0.0100 |"]
     assert pairwise_table([test("c", 0.2)]).startswith("No pair of strategies differs")
+
+
+def results_paragraph(report: str) -> str:
+    """The sentence under '## Results' that says how the marks were tested."""
+    return report.split("## Results\n\n")[1].split("\n\n")[0]
+
+
+def paired(n_pairs: int, exact: bool) -> PairedTest:
+    return PairedTest(metric="m", judge="j", strategy_a="a", strategy_b="b", n_pairs=n_pairs,
+                      mean_diff=0.1, p_value=0.5, exact=exact)
+
+
+def test_the_report_says_exact_enumeration_with_its_n_rather_than_a_permutation_count():
+    text = results_paragraph(render_report(report_data()))  # 12 personalities, 2^12 <= 10,000
+    assert "all 2^12 = 4096 sign patterns (exact)" in text
+    assert "permutations" not in text and "random" not in text
+    assert permutation_rule([paired(12, True), paired(10, True)], 10_000) == (
+        "all 2^n sign patterns (exact; n = 10 to 12 paired personalities)")
+
+
+def test_the_report_says_random_sign_patterns_when_2_to_the_n_exceeds_the_budget():
+    data = report_data()
+    tests = pairwise_tests(data.cells, data.strategies, 1000, 1)
+    text = results_paragraph(render_report(data.model_copy(update={"tests": tests,
+                                                                   "permutations": 1000})))
+    assert "1000 random sign patterns" in text and "exact" not in text
+
+
+def test_mixed_cells_state_the_rule_precisely():
+    rule = permutation_rule([paired(12, True), paired(20, False)], 10_000)
+    assert rule == ("exact over all 2^n sign patterns when 2^n ≤ 10000 (n: paired "
+                    "personalities), else 10000 random ones")
+    assert permutation_rule([], 10_000) == rule
+    untestable = PairedTest(metric="m", judge="j", strategy_a="a", strategy_b="b", n_pairs=0,
+                            mean_diff=None, p_value=None, exact=False)
+    assert permutation_rule([paired(5, True), untestable], 10_000) == (
+        "all 2^5 = 32 sign patterns (exact)")
+
+
+def mcq_and_judge_cells():
+    rows = [PersonalityMetric(personality_id=pid, strategy="retrieval", judge="local",
+                              metric=metric, value=value, n=n, invalid=invalid)
+            for pid, n, invalid in (("P1", 6, 3), ("P2", 6, 0))
+            for metric, value in (("mcq_accuracy", 0.5), ("mcq_reward", 0.25))]
+    rows += [PersonalityMetric(personality_id=pid, strategy="retrieval", judge="local",
+                               metric="content_similarity", value=3.0, n=4, invalid=1)
+             for pid in ("P1", "P2")]
+    return aggregate_rows(rows)
+
+
+def test_mcq_rows_show_malformed_answers_as_scored_and_judge_rows_as_excluded():
+    cells = mcq_and_judge_cells()
+    data = ReportData(title="t", cells=cells, intervals={}, tests=[], strategies=["retrieval"],
+                      baseline=None, usage=summarise_usage({}), config={}, permutations=100,
+                      bootstrap=50)
+    table = intervals_table(data)
+    assert "| mcq_accuracy | local | retrieval | 0.500 | 0.500 | – | 2/2 | 12 | malformed 3 " \
+           "(scored as wrong) |" in table
+    assert "| mcq_reward | local | retrieval | 0.250 | 0.250 | – | 2/2 | 12 | malformed 3 " \
+           "(scored as wrong) |" in table
+    assert "| content_similarity | local | retrieval | 3.000 | 3.000 | – | 2/2 | 8 | " \
+           "2 excluded |" in table
+    text = render_report(data)
+    assert "invalid outputs are excluded, never scored" not in text
+    assert ("the rows of mcq_accuracy, mcq_reward score malformed grouped answers as wrong "
+            "(accuracy 0, reward -0.5)") in text
+    assert "the judge metrics and every other row exclude invalid outputs from n" in text
 
 
 def write_stage_inputs(root: Path) -> list[str]:
@@ -151,6 +220,8 @@ def test_the_aggregate_stage_writes_every_report_file(tmp_path):
         f"{m}.{ext}" for m in ("contradiction_ratio", "grounded_claim_rate", "mcq_accuracy",
                                "mcq_reward", "personality_alignment") for ext in ("json", "png")]
     assert metrics["hybrid.local.grounded_claim_rate"] == 0.9
+    assert metrics["hybrid.local.grounded_claim_rate.pooled"] == 0.9
+    assert metrics["retrieval.local.mcq_accuracy.pooled"] == 0.6
     assert "| strategy | contradiction_ratio (local) |" in (reports / "report.md").read_text()
     significance = json.loads((reports / "significance.json").read_text())
     assert significance["baseline"] == "no-context" and len(significance["tests"]) == 12

@@ -73,6 +73,11 @@ def test_duplicate_key_at_each_level_is_rejected(tmp_path, text_from, expected_p
         (lambda d: d["interviews"][0]["qa_pairs"][0].update(response="\n"), "interviews[0].qa_pairs[0].response: must not be blank"),
         (lambda d: d["interviews"][0]["qa_pairs"][0].pop("question"), "interviews[0].qa_pairs[0].question: required field is missing"),
         (lambda d: d.update(interviews=[]), "interviews: List should have at least 1 item"),
+        (lambda d: d["personality"].update(profile=" "), "personality.profile: must not be blank"),
+        (lambda d: d["interviews"][0]["qa_pairs"][0].update(response="Fine.\x00 Then"),
+         "interviews[0].qa_pairs[0].response: contains a NUL character (U+0000) at position 5"),
+        (lambda d: d["personality"].update(long_profile="a\x00"),
+         "personality.long_profile: contains a NUL character"),
     ],
 )
 def test_invalid_values_are_rejected_with_their_path(tmp_path, mutate, expected):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from interviewsim.analysis.metrics import aggregate_rows
+from interviewsim.analysis.metrics import aggregate_rows, flat_metrics, summarise_usage
 from interviewsim.analysis.tracking import (
     PENDING_TAG,
     RunIdentity,
@@ -93,6 +93,28 @@ def test_parent_and_children_are_readable_with_search_runs(store, tmp_path):
     client = mlflow.MlflowClient(store[0])
     names = {a.path for a in client.list_artifacts(result.parent_run_id)}
     assert names == {"report.md", "plots"}
+
+
+def test_children_and_parent_log_the_pooled_value_beside_the_macro_one(store):
+    """P1 has 1 item, P2 has 3: macro (0 + 1) / 2 = 0.5, pooled 3 / 4 = 0.75."""
+    uri, artifacts = store
+    uneven = aggregate_rows([
+        PersonalityMetric(personality_id=p, strategy="retrieval", judge="local",
+                          metric="mcq_accuracy", value=v, n=n, invalid=m)
+        for p, v, n, m in (("P1", 0.0, 1, 1), ("P2", 1.0, 3, 0))])
+    result = log_aggregate(uri, "pooled", identity("hp"), params={},
+                           parent_metrics=flat_metrics(uneven, summarise_usage({})),
+                           children=child_runs(uneven, {}),
+                           artifact_location=f"{artifacts}/pooled")
+    runs = search("pooled")
+    parent = runs[runs["run_id"] == result.parent_run_id].iloc[0]
+    assert parent["metrics.retrieval.local.mcq_accuracy"] == 0.5
+    assert parent["metrics.retrieval.local.mcq_accuracy.pooled"] == 0.75
+    child = runs[runs["tags.mlflow.parentRunId"] == result.parent_run_id].iloc[0]
+    assert child["metrics.mcq_accuracy"] == 0.5
+    assert child["metrics.mcq_accuracy.pooled"] == 0.75
+    assert (child["metrics.mcq_accuracy_n"], child["metrics.mcq_accuracy_invalid"]) == (4, 1)
+    assert child["params.strategy"] == "retrieval"
 
 
 def test_rerunning_on_identical_inputs_reuses_the_run_instead_of_duplicating_it(store):

@@ -4,8 +4,10 @@ Every scoring stage reduces its judgments to :class:`PersonalityMetric` rows (on
 personality). Here they are averaged over personalities, each personality weighing the same,
 as in the paper, so a talkative personality with many answers cannot dominate a strategy's
 score. The per-personality values are kept: the significance tests and the bootstrap pair and
-resample personalities, not answers. Nothing here knows a metric's name; a new scoring stage
-only has to write rows.
+resample personalities, not answers. Beside that headline each cell carries the *pooled* value,
+over every unit of every personality at once (sum of value × n over sum of n), for readers who
+want the per-judgment figure; it is never what the tests or the marks use. A new scoring stage
+only has to write rows (and, if its value is no mean over its n units, be named in NOT_POOLED).
 """
 
 from __future__ import annotations
@@ -45,6 +47,19 @@ HIGHER_IS_BETTER = frozenset({
 })
 LOWER_IS_BETTER = frozenset({"contradiction_ratio", "fidelity_gap"})
 
+NOT_POOLED = frozenset({"style_filler_rate_diff", "style_hedge_rate_diff", "style_length_diff"})
+"""Metrics without a pooled value: a style row is |mean(twin) - mean(real)| over its n answers,
+a difference of two means rather than a mean over them, so weighting rows by n pools nothing.
+Every other row is a mean or ratio over its n units (judgments, FC labels, valid PS votes, MCQ
+items, claims, audited turns, plan states; personality_alignment: the one profile comparison,
+n = 1, so its pooled value equals the macro one), which makes sum(value × n) / sum(n) the mean
+or ratio over all units together."""
+
+SCORES_MALFORMED = frozenset({"mcq_accuracy", "mcq_reward"})
+"""Metrics whose ``invalid`` counts malformed outputs that were scored (accuracy 0, reward -0.5,
+as PROMPTS.md requires for grouped MCQ answers) and are inside n; for every other metric an
+invalid output is excluded from n and never scored."""
+
 
 def metric_direction(metric: str) -> int:
     """+1 when higher is better, -1 when lower is, 0 when the metric has no 'best' (e.g. the
@@ -71,15 +86,21 @@ class MetricCell(BaseModel):
     judge: str
     metric: str
     value: float | None
-    """Mean over the personalities with a value (macro average); None when none has one."""
+    """Mean over the personalities with a value (macro average, the headline); None when none
+    has one."""
+    pooled: float | None = None
+    """sum(value × n) / sum(n) over the personalities with a value and n > 0: the mean or ratio
+    over all their units together. None without such a personality or for NOT_POOLED."""
     per_personality: dict[str, float]
     """The values averaged, by personality id (personalities without a value are absent)."""
     personalities: int
     """Personalities with a row, including those whose value is None."""
     n: int
-    """Valid judgments behind the cell, summed over personalities."""
+    """Units the values average over (valid judgments, votes, MCQ items...), summed over
+    personalities; for SCORES_MALFORMED metrics the malformed items are among them."""
     invalid: int
-    """Judgments excluded because their output broke the contract, summed over personalities."""
+    """Outputs that broke the contract, summed over personalities: excluded from n, except for
+    SCORES_MALFORMED metrics, where they are the malformed items scored as wrong."""
 
     @property
     def key(self) -> CellKey:
@@ -103,6 +124,14 @@ def read_metric_rows(path: str | Path) -> list[PersonalityMetric]:
     if problems:
         raise InputError(problems)
     return rows
+
+
+def pooled_value(rows: Iterable[PersonalityMetric]) -> float | None:
+    """sum(value × n) / sum(n): each row's value is a mean over its n units, so this is the
+    mean over all of them; rows without a value or units are left out."""
+    weighted = [(r.value, r.n) for r in rows if r.value is not None and r.n > 0]
+    total = sum(n for _, n in weighted)
+    return math.fsum(value * n for value, n in weighted) / total if total else None
 
 
 def aggregate_rows(rows: Iterable[PersonalityMetric]) -> dict[CellKey, MetricCell]:
@@ -135,6 +164,7 @@ def aggregate_rows(rows: Iterable[PersonalityMetric]) -> dict[CellKey, MetricCel
         cells[key] = MetricCell(
             strategy=key[0], judge=key[1], metric=key[2],
             value=math.fsum(values.values()) / len(values) if values else None,
+            pooled=None if key[2] in NOT_POOLED else pooled_value(members),
             per_personality=dict(sorted(values.items())),
             personalities=len(members),
             n=sum(r.n for r in members),
@@ -231,7 +261,8 @@ def summarise_usage(summaries: Mapping[str, Mapping[str, Any]]) -> UsageTotals:
 
 def flat_metrics(cells: Mapping[CellKey, MetricCell], usage: UsageTotals,
                  digits: int = 6) -> dict[str, float | int]:
-    """The small flat mapping DVC shows and diffs: ``strategy.judge.metric`` and counts.
+    """The small flat mapping DVC shows and diffs: ``strategy.judge.metric`` (the macro
+    headline), ``strategy.judge.metric.pooled`` beside it, and counts.
 
     None values are left out rather than written as null, which ``dvc metrics diff`` cannot
     compare; rounding keeps diffs readable and immune to summation-order noise.
@@ -241,6 +272,8 @@ def flat_metrics(cells: Mapping[CellKey, MetricCell], usage: UsageTotals,
     for (strategy, judge, metric), cell in sorted(cells.items()):
         if cell.value is not None:
             flat[f"{strategy}.{judge}.{metric}"] = round(cell.value, digits)
+        if cell.pooled is not None:
+            flat[f"{strategy}.{judge}.{metric}.pooled"] = round(cell.pooled, digits)
         invalid[metric] = invalid.get(metric, 0) + cell.invalid
     for metric in sorted(invalid):
         flat[f"invalid.{metric}"] = invalid[metric]

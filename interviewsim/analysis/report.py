@@ -19,6 +19,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from interviewsim.analysis.metrics import (
+    NOT_POOLED,
+    SCORES_MALFORMED,
     CellKey,
     MetricCell,
     UsageTotals,
@@ -28,6 +30,16 @@ from interviewsim.analysis.metrics import (
 from interviewsim.analysis.stats import PairedTest, significance_mark
 
 Interval = tuple[float, float] | None
+
+HEADLINE_NOTE = (
+    "Headline values (the results table; `strategy.judge.metric` in metrics.json) are macro "
+    "averages: each metric is computed per personality, then averaged over personalities with "
+    "equal weight, the unit the paired tests and the intervals resample. *Pooled* values (the "
+    "confidence-interval table; `strategy.judge.metric.pooled`) are computed over all "
+    "judgments, votes or items of all personalities together, so a personality with more of "
+    "them weighs more."
+)
+"""The report's header: which value is the headline and what pooled means."""
 
 
 class ReportData(BaseModel):
@@ -111,10 +123,39 @@ def results_table(data: ReportData) -> str:
     return "\n".join(lines)
 
 
+def permutation_rule(tests: Sequence[PairedTest], permutations: int) -> str:
+    """How the sign-flip p-values were obtained, true of every test shown: stats enumerates all
+    2^n sign patterns (exact) when 2^n <= permutations, else draws that many at random."""
+    tested = [t for t in tests if t.p_value is not None]
+    sizes = sorted({t.n_pairs for t in tested})
+    if tested and all(t.exact for t in tested):
+        if len(sizes) == 1:
+            return f"all 2^{sizes[0]} = {1 << sizes[0]} sign patterns (exact)"
+        return (f"all 2^n sign patterns (exact; n = {sizes[0]} to {sizes[-1]} paired "
+                "personalities)")
+    if tested and not any(t.exact for t in tested):
+        return f"{permutations} random sign patterns"
+    return (f"exact over all 2^n sign patterns when 2^n ≤ {permutations} (n: paired "
+            f"personalities), else {permutations} random ones")
+
+
+def invalid_text(cell: MetricCell) -> str:
+    """Malformed MCQ answers are scored and inside n; other invalid outputs are not."""
+    if cell.metric in SCORES_MALFORMED:
+        return f"malformed {cell.invalid} (scored as wrong)"
+    return f"{cell.invalid} excluded"
+
+
+def _pooled(cell: MetricCell) -> str:
+    return "n/a" if cell.metric in NOT_POOLED else _fmt(cell.pooled)
+
+
 def intervals_table(data: ReportData) -> str:
-    """Each cell's bootstrap 95% interval and how many personalities and judgments it rests on."""
-    lines = ["| metric | judge | strategy | value | 95% CI | personalities | valid | invalid |",
-             "|---|---|---|---:|---|---:|---:|---:|"]
+    """Each cell's bootstrap 95% interval, its pooled value, and how many personalities and
+    units it rests on, with the invalid outputs and whether they were scored."""
+    lines = ["| metric | judge | strategy | value | pooled | 95% CI | personalities | n "
+             "| invalid |",
+             "|---|---|---|---:|---:|---|---:|---:|---|"]
     rows = row_order(data.cells, data.strategies)
     for metric, judge in columns(data.cells):
         for strategy in rows:
@@ -124,9 +165,35 @@ def intervals_table(data: ReportData) -> str:
             interval = data.intervals.get(cell.key)
             ci = "–" if interval is None else f"[{_fmt(interval[0])}, {_fmt(interval[1])}]"
             used = f"{len(cell.per_personality)}/{cell.personalities}"
-            lines.append(f"| {metric} | {judge} | {strategy} | {_fmt(cell.value)} | {ci} | "
-                         f"{used} | {cell.n} | {cell.invalid} |")
+            lines.append(f"| {metric} | {judge} | {strategy} | {_fmt(cell.value)} | "
+                         f"{_pooled(cell)} | {ci} | {used} | {cell.n} | {invalid_text(cell)} |")
     return "\n".join(lines)
+
+
+def counts_note(cells: Mapping[CellKey, MetricCell]) -> str:
+    """What n and invalid mean per kind of row, and which metrics have no (or a trivial)
+    pooled value; only the kinds present are named."""
+    metrics = {metric for _, _, metric in cells}
+    scored = sorted(metrics & SCORES_MALFORMED)
+    note = ("*personalities*: with a value / with a row; *n*: the units the values average "
+            "over (judgments, PS votes or profile comparisons, MCQ items, ...). *invalid*: "
+            "outputs that broke the contract; ")
+    if scored:
+        note += (f"the rows of {', '.join(scored)} score malformed grouped answers as wrong "
+                 "(accuracy 0, reward -0.5), as the protocol requires, and count them in n; "
+                 "the judge metrics and every other row exclude invalid outputs from n and "
+                 "never score them.")
+    else:
+        note += "every row excludes them from n and never scores them."
+    unpooled = sorted(metrics & NOT_POOLED)
+    if unpooled:
+        note += (f" No pooled value (n/a) for {', '.join(unpooled)}: each is a difference of "
+                 "two means per personality, not a mean over its n answers.")
+    alignment = [c for c in cells.values() if c.metric == "personality_alignment"]
+    if alignment and all(c.n == len(c.per_personality) for c in alignment):
+        note += (" personality_alignment rests on one profile comparison per personality "
+                 "(n = 1), so its pooled value equals the macro one.")
+    return note
 
 
 def pairwise_table(tests: Sequence[PairedTest], alpha: float = 0.05) -> str:
@@ -178,18 +245,20 @@ def render_report(data: ReportData) -> str:
     if data.usage.unpriced_models:
         cost_note = ("\nModels without a price in `params.prices` (not in the cost): "
                      + ", ".join(data.usage.unpriced_models) + ".\n")
+    rule = permutation_rule(data.tests, data.permutations)
     parts = [
         f"# {data.title}",
+        HEADLINE_NOTE,
         "## Results",
         "Macro averages over personalities. Bold: best strategy in the column (where higher or "
         "lower is better). " + baseline + "(two-sided paired sign-flip test over personalities, "
-        f"{data.permutations} permutations, Holm-adjusted within each column). "
+        f"{rule}, Holm-adjusted within each column). "
         "Lower is better for contradiction_ratio.",
         results_table(data),
         "## Confidence intervals and counts",
-        f"Percentile bootstrap over personalities ({data.bootstrap} resamples). "
-        "*personalities*: with a value / with a row; *valid* and *invalid*: judgments behind "
-        "the value (invalid outputs are excluded, never scored).",
+        f"*value*: the macro average, with its percentile bootstrap interval over personalities "
+        f"({data.bootstrap} resamples); *pooled*: over all units of all personalities "
+        "together. " + counts_note(data.cells),
         intervals_table(data),
         "## Pairwise tests",
         f"All {len(data.tests)} tests (every pair of strategies per column) are in "

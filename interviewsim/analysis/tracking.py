@@ -115,14 +115,18 @@ def flatten_params(value: Any, prefix: str = "") -> dict[str, str]:
 
 def child_runs(cells: Mapping[CellKey, MetricCell],
                intervals: Mapping[CellKey, tuple[float, float] | None]) -> list[ChildRun]:
-    """One child per (strategy, judge): each metric under its own name (``mcq_accuracy``), and
-    beside it ``<metric>_ci_low``/``_ci_high`` and the counts ``_n``, ``_invalid``,
-    ``_personalities``. A value that is None is left out (MLflow metrics are numbers)."""
+    """One child per (strategy, judge): each metric under its own name (``mcq_accuracy``, the
+    macro average over personalities), and beside it ``<metric>.pooled`` (over all units of all
+    personalities, as in metrics.json), ``<metric>_ci_low``/``_ci_high`` and the counts ``_n``,
+    ``_invalid``, ``_personalities``. A value that is None is left out (MLflow metrics are
+    numbers)."""
     grouped: dict[tuple[str, str], dict[str, float]] = {}
     for key, cell in sorted(cells.items()):
         metrics = grouped.setdefault((cell.strategy, cell.judge), {})
         if cell.value is not None:
             metrics[cell.metric] = cell.value
+        if cell.pooled is not None:
+            metrics[f"{cell.metric}.pooled"] = cell.pooled
         interval = intervals.get(key)
         if interval is not None:
             metrics[f"{cell.metric}_ci_low"], metrics[f"{cell.metric}_ci_high"] = interval

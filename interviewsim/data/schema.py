@@ -29,8 +29,15 @@ def _not_blank(value: str) -> str:
     return value
 
 
-NonBlank = Annotated[str, Field(strict=True), AfterValidator(_not_blank)]
-Text = Annotated[str, Field(strict=True)]
+def _no_nul(value: str) -> str:
+    """NUL is no text: it truncates prompts in C-backed tokenizers and is never typed."""
+    if "\x00" in value:
+        raise ValueError(f"contains a NUL character (U+0000) at position {value.index(chr(0))}; "
+                         "remove it")
+    return value
+
+
+NonBlank = Annotated[str, Field(strict=True), AfterValidator(_no_nul), AfterValidator(_not_blank)]
 
 
 def _unique_tags(tags: list[str]) -> list[str]:
@@ -66,8 +73,10 @@ class Interview(_Strict):
 class Personality(_Strict):
     """Profile texts; each is used by exactly one context strategy."""
 
-    profile: Text
-    long_profile: Text
+    profile: NonBlank
+    """The short-profile strategy's whole context: a blank one would make it no-context."""
+    long_profile: NonBlank
+    """The long-profile strategy's whole context."""
 
 
 class PreparedInput(_Strict):

@@ -85,6 +85,14 @@ class JudgeParams(_Section):
     FC judgment reads it, so it needs more room than one judgment's explanation (one call per
     personality and judge)."""
 
+    @model_validator(mode="after")
+    def _runs_can_differ(self) -> JudgeParams:
+        if self.ps_runs > 1 and self.ps_temperature == 0:
+            raise ValueError(f"ps_temperature: 0 makes the {self.ps_runs} PS runs one greedy "
+                             "answer repeated (a vote of one); set ps_temperature > 0, or "
+                             "ps_runs: 1")
+        return self
+
 
 class McqParams(_Section):
     option_count: Literal[3, 4] = 4

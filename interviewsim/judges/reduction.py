@@ -105,8 +105,11 @@ def _profile(votes: Mapping[str, TraitVote]) -> dict[str, Level] | None:
 
 def personality_similarity(key: Key, reference: Mapping[str, TraitVote],
                            generated: Mapping[str, TraitVote]) -> list[PersonalityMetric]:
-    """Alignment of the two voted profiles, and the mean vote confidence over their 10 votes."""
-    votes = [reference[t] for t in TRAITS] + [generated[t] for t in TRAITS]
+    """Alignment of the two voted profiles, and the mean confidence of the generated profile's
+    five votes. The reference profile's votes are the same for every strategy, so they are not
+    part of a strategy's confidence (they would be counted once per strategy); a strategy's
+    alignment still needs all ten votes."""
+    votes = [generated[t] for t in TRAITS]
     valid = [v.vote for v in votes if v.vote is not None]
     confidence = sum(v.confidence for v in valid) / len(valid) if valid else None
     ref, gen = _profile(reference), _profile(generated)

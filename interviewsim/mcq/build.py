@@ -1,13 +1,16 @@
 """Build one personality's MCQ items: atomic item, grounding gate, MCQ generation, shuffle.
 
 Every held-out pair ends in exactly one :class:`AtomicRecord` whose status says whether it was
-kept or why it was dropped (invalid atomic output, grounding below the threshold with its
-score, invalid MCQ output), so nothing is kept or dropped silently.
+kept or why it was dropped (invalid atomic output, an item the grounding gate rejected with its
+kind and score, invalid MCQ output), so nothing is kept or dropped silently. An atomic item the
+gate rejects is re-asked like a broken contract (as the fact summary's gate does), up to
+``mcq.max_attempts``; it is dropped by the gate when its last attempt parsed but was rejected.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -15,9 +18,11 @@ from pydantic import BaseModel, ConfigDict
 
 from interviewsim.data.corpus import Pair, PersonalityData
 from interviewsim.data.records import CallRecord
+from interviewsim.errors import ParseError
 from interviewsim.experiment.params import McqParams
 from interviewsim.llm.client import ModelClient
 from interviewsim.mcq.asking import Ask, ask_until_valid
+from interviewsim.mcq.gate import AnswerKind, grounding_gate
 from interviewsim.mcq.models import AtomicItem, McqItem
 from interviewsim.mcq.parsers import parse_atomic, parse_mcq
 from interviewsim.mcq.prompts import (
@@ -28,7 +33,7 @@ from interviewsim.mcq.prompts import (
     mcq_messages,
 )
 from interviewsim.mcq.shuffle import shuffle_options
-from interviewsim.text.coverage import Coverage, DocumentFrequencies, coverage
+from interviewsim.text.coverage import DocumentFrequencies
 
 Status = Literal["kept", "dropped_invalid_atomic", "dropped_by_gate", "dropped_invalid_mcq"]
 
@@ -36,20 +41,6 @@ Status = Literal["kept", "dropped_invalid_atomic", "dropped_by_gate", "dropped_i
 def item_id(personality_id: str, qa_id: str) -> str:
     """The identity of an item: one per held-out pair (it also seeds the shuffle)."""
     return f"{personality_id}/{qa_id}"
-
-
-@dataclass(frozen=True)
-class GateResult:
-    kept: bool
-    coverage: Coverage
-
-
-def grounding_gate(answer: str, response: str, frequencies: DocumentFrequencies,
-                   threshold: float) -> GateResult:
-    """Keep an atomic answer only if its IDF-weighted terms are attested in its source
-    response (coverage at or above ``threshold``; df over the personality's held-out responses)."""
-    result = coverage(answer, response, frequencies)
-    return GateResult(kept=result.score >= threshold, coverage=result)
 
 
 class AtomicRecord(BaseModel):
@@ -65,6 +56,8 @@ class AtomicRecord(BaseModel):
     reason: str | None = None
     atomic_question: str | None = None
     atomic_answer: str | None = None
+    grounding_kind: AnswerKind | None = None
+    """How the gate read the answer: text, number or yes_no (interviewsim.mcq.gate)."""
     grounding_score: float | None = None
     grounding_matched: list[str] | None = None
     atomic_calls: list[CallRecord]
@@ -77,22 +70,38 @@ class BuiltPersonality:
     items: list[McqItem]
 
     def counts(self) -> Counter[str]:
-        return Counter(r.status for r in self.records)
+        """Records by status, and the gate's drops by answer kind (``dropped_by_gate.number``)."""
+        counts = Counter(r.status for r in self.records)
+        counts.update(f"dropped_by_gate.{r.grounding_kind}" for r in self.records
+                      if r.status == "dropped_by_gate")
+        return counts
 
 
-def atomic_asks(person: PersonalityData, constrained: bool) -> list[Ask]:
+def atomic_asks(person: PersonalityData, constrained: bool,
+                params: McqParams | None = None) -> list[Ask]:
+    """One atomic-item ask per held-out pair; with ``params``, each carries the grounding gate
+    as its check, so a rejected item is re-asked (the requests are the same either way)."""
     constraint = atomic_constraint() if constrained else None
-    return [Ask(atomic_messages(p.question, p.response), constraint=constraint)
+    frequencies = DocumentFrequencies.of(p.response for p in person.heldout)
+
+    def gated(pair: Pair) -> Callable[[AtomicItem], None] | None:
+        if params is None:
+            return None
+        threshold = params.grounding_threshold
+
+        def check(atomic: AtomicItem) -> None:
+            gate = grounding_gate(atomic.question, atomic.answer, pair.response, frequencies,
+                                  threshold, pair.question)
+            if not gate.kept:
+                raise ParseError(f"{GATE_REJECTED}{gate.reason(threshold)}")
+
+        return check
+
+    return [Ask(atomic_messages(p.question, p.response), constraint=constraint, check=gated(p))
             for p in person.heldout]
 
 
-def _gate(pair: Pair, atomic: AtomicItem, frequencies: DocumentFrequencies,
-          params: McqParams) -> tuple[GateResult, str | None]:
-    gate = grounding_gate(atomic.answer, pair.response, frequencies, params.grounding_threshold)
-    reason = None if gate.kept else (
-        f"grounding {gate.coverage.score:.3f} below threshold {params.grounding_threshold:.2f} "
-        f"(attested terms: {', '.join(gate.coverage.matched) or 'none'})")
-    return gate, reason
+GATE_REJECTED = "rejected by the grounding gate: "
 
 
 def build_personality(person: PersonalityData, client: ModelClient,
@@ -100,7 +109,7 @@ def build_personality(person: PersonalityData, client: ModelClient,
     """Atomic items for every held-out pair, gated, turned into shuffled MCQs."""
     pid = person.personality_id
     frequencies = DocumentFrequencies.of(p.response for p in person.heldout)
-    atomics = ask_until_valid(client, atomic_asks(person, client.supports_grammar),
+    atomics = ask_until_valid(client, atomic_asks(person, client.supports_grammar, params),
                               lambda _, text: parse_atomic(text), params.max_attempts,
                               desc=f"atomic {pid}")
     records: list[AtomicRecord] = []
@@ -110,17 +119,23 @@ def build_personality(person: PersonalityData, client: ModelClient,
                               qa_id=pair.qa_id, interview_id=pair.interview_id,
                               status="kept", atomic_calls=asked.calls)
         records.append(record)
-        if asked.value is None:
+        atomic = asked.value
+        if atomic is None and (asked.error or "").startswith(GATE_REJECTED):
+            atomic = parse_atomic(asked.calls[-1].raw)  # parsed, then rejected: show why
+        if atomic is None:
             record.status, record.reason = "dropped_invalid_atomic", asked.error
             continue
-        gate, reason = _gate(pair, asked.value, frequencies, params)
-        record.atomic_question, record.atomic_answer = asked.value.question, asked.value.answer
+        gate = grounding_gate(atomic.question, atomic.answer, pair.response, frequencies,
+                              params.grounding_threshold, pair.question)
+        record.atomic_question, record.atomic_answer = atomic.question, atomic.answer
+        record.grounding_kind = gate.kind
         record.grounding_score = round(gate.coverage.score, 6)
         record.grounding_matched = list(gate.coverage.matched)
         if not gate.kept:
-            record.status, record.reason = "dropped_by_gate", reason
+            record.status = "dropped_by_gate"
+            record.reason = gate.reason(params.grounding_threshold)
             continue
-        candidates.append((index, asked.value))
+        candidates.append((index, atomic))
 
     n = params.option_count
     asks = [Ask(mcq_messages(atomic, n),

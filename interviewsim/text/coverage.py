@@ -15,7 +15,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*")
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-'/.][a-z0-9]+)*[+#]*")
+"""A word; ``- ' / .`` between word characters keep a compound in one token (``follow-up``,
+``o'brien``, ``a/b``, ``sql/python``, ``node.js``), and trailing ``+``/``#`` stay on it (``c++``,
+``c#``). A ``.`` or ``/`` not followed by a word character ends the token (sentence ends)."""
+_JOINER = re.compile(r"[-'/.]")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before
@@ -32,12 +37,16 @@ STOPWORDS = frozenset(
 def terms(text: str) -> frozenset[str]:
     """Content terms: lowercased words without stopwords or one-character tokens.
 
-    A compound (``follow-up``, ``o'brien``) counts whole and by its parts, so either spelling
-    in the evidence attests it.
+    The one tokenizer of the MCQ gate, the claims stage and prep matching. A compound
+    (``follow-up``, ``a/b``, ``sql/python``, ``node.js``) counts whole and by its parts, so
+    either spelling in the evidence attests it; ``c++`` and ``c#`` stay whole (their ``c`` is
+    not a term). Typographic apostrophes read as ``'``.
     """
     found: set[str] = set()
-    for token in _TOKEN.findall(text.lower()):
-        parts = re.split(r"['\-]", token)
+    for token in _TOKEN.findall(text.lower().translate(_APOSTROPHES)):
+        if token in STOPWORDS:
+            continue  # a contraction's pieces ("don", "isn") are not content either
+        parts = _JOINER.split(token)
         for term in (token, *parts) if len(parts) > 1 else (token,):
             if len(term) > 1 and term not in STOPWORDS:
                 found.add(term)
