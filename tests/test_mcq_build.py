@@ -21,7 +21,6 @@ from interviewsim.llm.hub import ModelHub
 from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.types import ChatRequest
 from interviewsim.mcq.build import build_personality
-from interviewsim.text.coverage import DocumentFrequencies
 from tests.factories import make_doc, write_doc
 
 DEFAULTS = Params()

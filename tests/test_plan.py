@@ -6,13 +6,16 @@ import json
 
 import pytest
 
+from interviewsim.experiment.paper import paper_params
 from interviewsim.experiment.params import ALL_STRATEGIES, parse_params
-from interviewsim.experiment.planning import build_plan, iter_inputs, paper_params
+from interviewsim.experiment.planning import build_plan, iter_inputs
 from interviewsim.judges.personality import TRAITS
 from tests import scripted_models
 from tests.factories import make_doc
 from tests.stage_runner import invoke, make_workspace
+from tests.test_dvc_deps import REPO
 
+PAPER = REPO / "params.paper.yaml"
 PRICES = {"scripted-model": {"prompt_per_million": 2.0, "completion_per_million": 8.0}}
 
 
@@ -69,12 +72,12 @@ def test_generate_cache_hits_are_the_answers_already_generated(workspace):
 
 def test_paper_flag_applies_the_paper_configuration(workspace):
     params = parse_params({"strategies": ["no-context"], "data": {"max_heldout_pairs": 1}})
-    paper = paper_params(params)
+    paper = paper_params(params, PAPER)
     assert paper.strategies == list(ALL_STRATEGIES)
     assert paper.data.max_heldout_pairs is None
     assert (paper.context.chronological_pairs, paper.context.hybrid_retrieved) == (100, 50)
     _, small, _ = run_plan(workspace)
-    _, big, _ = run_plan(workspace, "--paper")
+    _, big, _ = run_plan(workspace, "--paper", "--paper-file", str(PAPER))
     assert big["generate"]["calls"] == small["generate"]["calls"]  # all held-out already
     assert big["generate"]["prompt_tokens"] > small["generate"]["prompt_tokens"]
 

@@ -48,20 +48,20 @@ class DataParams(_Section):
     """Share of each personality's latest interviews held out (rounded up, at least one)."""
     max_heldout_pairs: int | None = Field(None, gt=0)
     """Evaluate at most this many held-out pairs per personality (the earliest in time); the
-    rest stay held out but unused. ``null`` evaluates all of them (paper)."""
+    rest stay held out but unused. ``null`` evaluates all of them (as params.paper.yaml does)."""
 
 
 class ContextParams(_Section):
     chronological_pairs: Count = 8
-    """Latest training pairs for ``chronological`` (paper: 100 / 500 / 1000)."""
+    """Latest training pairs for ``chronological`` (the paper's: params.paper.yaml)."""
     random_pairs: Count = 8
-    """Seeded random training pairs for ``random`` (paper: 100)."""
+    """Seeded random training pairs for ``random``."""
     retrieval_pairs: Count = 8
-    """Top-ranked training pairs for ``retrieval`` (paper: 100; ablation 10 / 50)."""
+    """Top-ranked training pairs for ``retrieval``."""
     hybrid_retrieved: Count = 4
-    """Retrieved pairs in ``hybrid`` (paper: 50)."""
+    """Retrieved pairs in ``hybrid``."""
     hybrid_recent: Count = 4
-    """Latest pairs appended in ``hybrid`` after de-duplication (paper: 50)."""
+    """Latest pairs appended in ``hybrid`` after de-duplication."""
     retrieval_text: Literal["question", "question+response"] = "question+response"
     """What is embedded for a training pair when ranking it against a new question."""
     max_context_tokens: int = Field(1500, gt=0)
@@ -75,7 +75,7 @@ class GenerateParams(_Section):
 
 class JudgeParams(_Section):
     ps_runs: int = Field(3, gt=0)
-    """Independent Personality Similarity runs per trait and collection (paper: 3)."""
+    """Independent Personality Similarity runs per trait and collection (PROMPTS.md: 3)."""
     ps_temperature: float = Field(0.7, ge=0.0)
     """Temperature of the PS runs, so the runs are independent samples."""
     max_attempts: int = Field(3, gt=0)

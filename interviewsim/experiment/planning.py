@@ -37,7 +37,7 @@ from interviewsim.context.strategies import (
 )
 from interviewsim.data.corpus import Pair, PersonalityData
 from interviewsim.data.prepare import discover_inputs, pair_records, validate_document
-from interviewsim.experiment.params import ALL_STRATEGIES, Params
+from interviewsim.experiment.params import Params
 from interviewsim.generation.prompt import generation_messages
 from interviewsim.judges.personality import TRAITS
 from interviewsim.judges.prompts import (
@@ -53,22 +53,8 @@ from interviewsim.mcq.answering import LINE_TOKENS
 from interviewsim.mcq.prompts import ANSWER_SYSTEM, atomic_messages
 from interviewsim.text.tokens import CHARS_PER_TOKEN, estimate_tokens
 
-PAPER_CONTEXT = {"chronological_pairs": 100, "random_pairs": 100, "retrieval_pairs": 100,
-                 "hybrid_retrieved": 50, "hybrid_recent": 50, "max_context_tokens": 1_000_000}
-"""The paper's context sizes; the paper had no token budget, so none cuts a context here."""
-
 INDEXED = ("retrieval", "hybrid")
 """Strategies whose context needs the embedder; the plan sizes them without it."""
-
-
-def paper_params(params: Params) -> Params:
-    """``params`` with the paper configuration: every strategy, 100/100/100 and hybrid 50+50
-    context pairs, every held-out pair evaluated. Models, prices and the rest are kept."""
-    return params.model_copy(update={
-        "strategies": list(ALL_STRATEGIES),
-        "context": params.context.model_copy(update=PAPER_CONTEXT),
-        "data": params.data.model_copy(update={"max_heldout_pairs": None}),
-    })
 
 
 @dataclass

@@ -13,7 +13,8 @@ import click
 from tqdm import tqdm
 
 from interviewsim.errors import InterviewSimError
-from interviewsim.experiment.planning import CallPlan, build_plan, iter_inputs, paper_params
+from interviewsim.experiment.paper import PAPER_FILE, paper_params
+from interviewsim.experiment.planning import CallPlan, build_plan, iter_inputs
 from interviewsim.llm import ModelHub
 from interviewsim.llm.types import ChatRequest, Message
 from stages.common import params_option, progress_enabled, read_params
@@ -48,15 +49,18 @@ def render(plan: CallPlan, title: str) -> str:
 @click.command("plan")
 @params_option
 @click.option("--paper", is_flag=True,
-              help="Apply the paper configuration: all seven strategies, 100/100/100 and "
-                   "hybrid 50+50 context pairs, every held-out pair.")
+              help="Apply the paper's configuration (--paper-file) on top of --params.")
+@click.option("--paper-file", type=click.Path(dir_okay=False, path_type=Path),
+              default=PAPER_FILE, show_default=True,
+              help="The paper's overrides, read with --paper (what `dvc exp run -n paper "
+                   "$(interviewsim params paper-args)` runs).")
 @click.option("--input-dir", type=click.Path(path_type=Path), default=None,
               help="Personality folder (default: data.personalities from params).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Also write the plan as JSON here.")
 @click.option("--no-cache", is_flag=True, help="Do not look up cache hits.")
-def plan(params_path: Path, paper: bool, input_dir: Path | None, json_out: Path | None,
-         no_cache: bool) -> None:
+def plan(params_path: Path, paper: bool, paper_file: Path, input_dir: Path | None,
+         json_out: Path | None, no_cache: bool) -> None:
     """Count the model calls of every stage and model, estimate their tokens and cost.
 
     No model is called. Prompt tokens are 4 characters a token; completion tokens are each
@@ -65,7 +69,7 @@ def plan(params_path: Path, paper: bool, input_dir: Path | None, json_out: Path 
     """
     params = read_params(params_path)
     if paper:
-        params = paper_params(params)
+        params = paper_params(params, paper_file)
     people = iter_inputs(input_dir or params.data.personalities, params.data.test_fraction,
                          params.data.max_heldout_pairs)
     people = tqdm(people, desc="plan", unit="personality", disable=not progress_enabled())
@@ -85,7 +89,8 @@ def plan(params_path: Path, paper: bool, input_dir: Path | None, json_out: Path 
                 return client.plan(requests).cache_hits
 
     result = build_plan(params, iter(people), generate_request, cached)
-    click.echo(render(result, "paper configuration" if paper else str(params_path)))
+    title = f"{params_path} + {paper_file}" if paper else str(params_path)
+    click.echo(render(result, title))
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(result.as_dict(), indent=2) + "\n", encoding="utf-8")
