@@ -22,6 +22,7 @@ from interviewsim.analysis.report import (
     row_order,
 )
 from interviewsim.analysis.stats import confidence_intervals, pairwise_tests
+from interviewsim.analysis.trust import build_trust_report, trust_inputs
 from interviewsim.data.jsonio import (
     canonical_json,
     load_json_strict,
@@ -66,9 +67,10 @@ def _sample(paths: Iterable[Path]) -> list[dict]:
 def _inputs_hash(files: Iterable[Path], params: Params) -> str:
     """What makes two executions identical: every file read and the code that turns them into
     numbers (both by content, as DVC sees its deps), and the params."""
-    from interviewsim.analysis import metrics, report, stats, tracking
+    from interviewsim.analysis import agreement, metrics, report, stats, tracking, trust, validity
 
-    code = [Path(m.__file__) for m in (metrics, report, stats, tracking) if m.__file__]
+    code = [Path(m.__file__) for m in (metrics, report, stats, tracking, agreement, trust,
+                                       validity) if m.__file__]
     digests = {str(path): sha256_hex(path.read_bytes()) for path in sorted(set(files))}
     code_digests = {path.name: sha256_hex(path.read_bytes()) for path in [*code, Path(__file__)]}
     return sha256_hex(canonical_json({"files": digests, "code": code_digests,
@@ -90,6 +92,12 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
               help="Stage summary.json files [default: data/artifacts/*/summary.json].")
 @click.option("--sample-from", type=_path, multiple=True,
               help="JSON Lines of judgments to sample for the MLflow run (repeatable).")
+@click.option("--controls", "control_paths", multiple=True,
+              type=click.Path(dir_okay=False, path_type=Path),
+              default=[JUDGED_DIR / "control_metrics.jsonl",
+                       MCQ_ANSWERS_DIR / "control_metrics.jsonl"], show_default=True,
+              help="Control metrics (oracle, impostor) for each judge's discrimination; "
+                   "files that do not exist are skipped (controls: []).")
 @click.option("--baseline", default="no-context", show_default=True,
               help="Strategy the table's significance marks compare against.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -97,7 +105,8 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
 @click.option("--no-mlflow", is_flag=True, help="Write the reports only; log nothing.")
 def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...],
               extra: tuple[Path, ...],
-              summary_paths: tuple[Path, ...], sample_from: tuple[Path, ...], baseline: str,
+              summary_paths: tuple[Path, ...], sample_from: tuple[Path, ...],
+              control_paths: tuple[Path, ...], baseline: str,
               out_dir: Path, no_mlflow: bool) -> None:
     """Macro-average every metric over personalities (the headline; the pooled value over all
     units goes beside it), test every pair of strategies, and write reports/ (metrics.json for
@@ -125,7 +134,8 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
     for metric, metric_rows in plot_rows(cells, intervals, params.strategies).items():
         write_json_atomic(plots_dir / f"{metric}.json", metric_rows)
         plot_metric(metric, metric_rows, plots_dir / f"{metric}.png")
-    flat = flat_metrics(cells, usage)
+    trust = build_trust_report(params, tests, control_paths, JUDGED_DIR, MCQ_ANSWERS_DIR)
+    flat = flat_metrics(cells, usage) | trust.flat()
     write_json_atomic(out_dir / "metrics.json", flat)
     write_text_atomic(out_dir / "per_personality.csv", per_personality_csv(cells))
     write_json_atomic(out_dir / "significance.json", {
@@ -138,7 +148,7 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
         title="InterviewSim results", cells=cells, intervals=intervals, tests=tests,
         strategies=list(params.strategies), baseline=baseline, usage=usage,
         config=params.model_dump(mode="json"), permutations=params.aggregate.permutations,
-        bootstrap=params.aggregate.bootstrap,
+        bootstrap=params.aggregate.bootstrap, trust=trust.render(),
     )
     write_text_atomic(out_dir / "report.md", render_report(report))
     click.echo(f"report: {out_dir / 'report.md'}  (DVC: dvc metrics show; dvc plots show)")
@@ -152,7 +162,9 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
         run_identity,
     )
 
-    identity = run_identity(_inputs_hash([*metric_files, *summary_paths, *sample_from], params))
+    read = [*metric_files, *summary_paths, *sample_from,
+            *trust_inputs(control_paths, JUDGED_DIR, MCQ_ANSWERS_DIR)]
+    identity = run_identity(_inputs_hash(read, params))
     result = log_aggregate(
         params.mlflow.tracking_uri, params.mlflow.experiment, identity,
         params=flatten_params(params.model_dump(mode="json")), parent_metrics=flat,

@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "prepare": "stages.prepare:prepare",
     "select-context": "stages.select_context:select_context_cmd",
     "generate": "stages.generate:generate",
+    "controls": "stages.controls:controls",
     "fact-summary": "stages.fact_summary:fact_summary",
     "judge": "stages.judge:judge",
     "claims": "stages.claims:claims",

@@ -16,6 +16,7 @@ FACT_SUMMARY_DIR = Path("data/artifacts/fact_summary")
 JUDGED_DIR = Path("data/artifacts/judged")
 MCQ_ITEMS_DIR = Path("data/artifacts/mcq_items")
 MCQ_ANSWERS_DIR = Path("data/artifacts/mcq_answers")
+CONTROLS_DIR = Path("data/artifacts/controls")
 REPORTS_DIR = Path("reports")
 
 params_option = click.option(

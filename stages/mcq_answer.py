@@ -1,4 +1,5 @@
-"""DVC stage ``mcq-answer``: every answering model takes each interview's MCQs per strategy."""
+"""DVC stage ``mcq-answer``: every answering model takes each interview's MCQs per strategy,
+in every rotated option order, and under each control (whose records stay in their own files)."""
 
 from __future__ import annotations
 
@@ -11,18 +12,33 @@ from tqdm import tqdm
 
 from interviewsim.context.strategies import RetrievalIndex
 from interviewsim.data.corpus import PersonalityData, grouped_by_personality, iter_personalities
-from interviewsim.data.jsonio import write_jsonl_atomic
-from interviewsim.data.records import PersonalityMetric
+from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
+from interviewsim.data.records import ControlMetric, PersonalityMetric
 from interviewsim.data.stage_summary import write_summary
 from interviewsim.experiment.params import Params
 from interviewsim.generation.prompt import LeakageGuard
 from interviewsim.llm import ModelHub
-from interviewsim.mcq.answering import GroupPrompt, answer_ask, answer_groups, group_prompt
+from interviewsim.mcq.answering import (
+    GroupPrompt,
+    answer_ask,
+    answer_groups,
+    group_prompt,
+    with_rotations,
+)
 from interviewsim.mcq.answering import interview_groups as by_interview
 from interviewsim.mcq.asking import plan_asks
+from interviewsim.mcq.controls import (
+    ControlPrompt,
+    ControlRecords,
+    answer_control_groups,
+    control_group_prompts,
+    read_control_records,
+)
 from interviewsim.mcq.models import McqItem
-from interviewsim.mcq.scoring import mean
+from interviewsim.mcq.position import ItemAnswer, item_answers, position_bias
+from interviewsim.mcq.rotation import MetricValue, condition_metrics
 from stages.common import (
+    CONTROLS_DIR,
     MCQ_ANSWERS_DIR,
     MCQ_ITEMS_DIR,
     PREPARED_DIR,
@@ -50,34 +66,74 @@ def _people_with_items(prepared_dir: Path, items_path: Path
                                    f"{prepared_dir} (or out of order); rerun mcq-build")
 
 
-def _prompts(person: PersonalityData, items: list[McqItem], params: Params,
-             embedder) -> list[GroupPrompt]:
-    """One leak-checked prompt per (strategy, held-out interview), in params order."""
-    guard = LeakageGuard(person)
+Groups = list[tuple[str, list[McqItem]]]
+
+
+def _groups(person: PersonalityData, items: list[McqItem]) -> Groups:
+    """The items by held-out interview; items of another split stop the stage."""
     try:
-        groups = by_interview(person, items)
+        return by_interview(person, items)
     except ValueError as exc:
         raise click.ClickException(f"mcqs.jsonl is out of date: {exc}") from None
+
+
+def _prompts(person: PersonalityData, items: list[McqItem], groups: Groups, params: Params,
+             embedder) -> list[GroupPrompt]:
+    """One leak-checked prompt per (strategy, held-out interview, rotation), in params order."""
+    guard = LeakageGuard(person)
     index = None
     if embedder is not None and groups:
         index = RetrievalIndex.build(person.train, embedder.embed, params.context.retrieval_text)
         index.warm([item.question for item in items])
-    return [group_prompt(strategy, person, interview_id, group, params.context, params.seed,
-                         index, guard)
-            for strategy in params.strategies for interview_id, group in groups]
+    return [prompt for strategy in params.strategies for interview_id, group in groups
+            for prompt in with_rotations(group_prompt(strategy, person, interview_id, group,
+                                                      params.context, params.seed, index, guard),
+                                         params.mcq.rotations)]
+
+
+def _read_controls(controls_dir: Path, params: Params) -> ControlRecords:
+    """The control records of ``params.controls``; no file is needed when there are none."""
+    if not params.controls:
+        return {}
+    path = controls_dir / "answers.jsonl"
+    if not path.is_file():
+        raise click.ClickException(
+            f"{path} is missing: mcq-answer answers the MCQs under the controls "
+            f"{', '.join(params.controls)} from it; run `interviewsim controls`, or set "
+            "controls: [] in params.yaml")
+    return read_control_records(path, params.controls)
+
+
+def _control_prompts(person: PersonalityData, groups: Groups, records: ControlRecords,
+                     params: Params) -> list[ControlPrompt]:
+    """One prompt per (control, held-out interview, rotation); a stale controls file stops
+    the stage."""
+    try:
+        return control_group_prompts(person.personality_id, groups, records, params.controls,
+                                     params.mcq.rotations)
+    except ValueError as exc:
+        raise click.ClickException(f"the controls' answers.jsonl is out of date: {exc}; rerun "
+                                   "`interviewsim controls`") from None
+
+
+def _metric_values(records: list[dict], field: str, name: str) -> list[MetricValue]:
+    """Plain and robust metric values of the records whose ``field`` (strategy or control) is
+    ``name``."""
+    return condition_metrics([r for r in records if r[field] == name])
 
 
 def _metrics(person: PersonalityData, strategy: str, answerer: str,
              records: list[dict]) -> list[PersonalityMetric]:
-    scored = [item for r in records for item in r["items"]]
-    malformed = sum(item["malformed"] for item in scored)
-    return [
-        PersonalityMetric(personality_id=person.personality_id, strategy=strategy,
-                          judge=answerer, metric=metric,
-                          value=mean(item[field] for item in scored), n=len(scored),
-                          invalid=malformed)
-        for metric, field in (("mcq_accuracy", "accuracy"), ("mcq_reward", "reward"))
-    ]
+    return [PersonalityMetric(personality_id=person.personality_id, strategy=strategy,
+                              judge=answerer, metric=metric, value=value, n=n, invalid=invalid)
+            for metric, value, n, invalid in _metric_values(records, "strategy", strategy)]
+
+
+def _control_metrics(person: PersonalityData, control: str, answerer: str,
+                     records: list[dict]) -> list[ControlMetric]:
+    return [ControlMetric(personality_id=person.personality_id, control=control,
+                          judge=answerer, metric=metric, value=value, n=n, invalid=invalid)
+            for metric, value, n, invalid in _metric_values(records, "control", control)]
 
 
 @click.command("mcq-answer")
@@ -86,12 +142,16 @@ def _metrics(person: PersonalityData, strategy: str, answerer: str,
               show_default=True)
 @click.option("--items-dir", type=click.Path(path_type=Path), default=MCQ_ITEMS_DIR,
               show_default=True)
+@click.option("--controls-dir", type=click.Path(path_type=Path), default=CONTROLS_DIR,
+              show_default=True,
+              help="The controls stage's output (answers.jsonl); read only when params "
+                   "controls is not [].")
 @click.option("--out-dir", type=click.Path(path_type=Path), default=MCQ_ANSWERS_DIR,
               show_default=True)
 @click.option("--dry-run", is_flag=True,
               help="Count calls, cache hits and estimated prompt tokens; call nothing.")
-def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, out_dir: Path,
-               dry_run: bool) -> None:
+def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, controls_dir: Path,
+               out_dir: Path, dry_run: bool) -> None:
     """Answer the MCQs with every models.mcq_answerers entry under every strategy.
 
     One prompt per (personality, strategy, held-out interview, answerer) presents that
@@ -105,8 +165,18 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, out_dir: 
     scores, calls), personality_metrics.jsonl (mcq_accuracy and mcq_reward per personality,
     strategy and answerer; n counts every scored item, invalid the malformed ones, which the
     contract scores rather than excludes) and summary.json.
+
+    With mcq.rotations k > 1 every group is asked again with its options rotated 1..k-1 labels
+    down (same context); mcq_accuracy_robust and mcq_reward_robust count an item correct only
+    when it is correct in every order, with its worst reward (with k = 1 they equal the plain
+    metrics, which read rotation 0 only). position_bias.json gives each answerer's letter
+    counts, chance and the accuracy of always choosing its favourite letter. Each of params
+    controls (oracle, impostor) answers the same groups with a context of the controls stage's
+    records for that interview (held-out text by design, so not leak-checked); their records
+    and ControlMetric rows go to control_answers.jsonl and control_metrics.jsonl only.
     """
     params = read_params(params_path)
+    control_records = _read_controls(controls_dir, params)
     hub = ModelHub(params.hub)
     click.get_current_context().call_on_close(hub.close)
     clients = {a.name: hub.client(a, label=f"mcq_answerer:{a.name}")
@@ -125,7 +195,9 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, out_dir: 
     if dry_run:
         plan_totals: Counter[str] = Counter()
         for person, items in people():
-            prompts = _prompts(person, items, params, embedder)
+            groups = _groups(person, items)
+            prompts = [*_prompts(person, items, groups, params, embedder),
+                       *_control_prompts(person, groups, control_records, params)]
             for client in clients.values():
                 plan = plan_asks(client, [answer_ask(p, client, client.settings.max_tokens)
                                           for p in prompts])
@@ -138,31 +210,62 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, out_dir: 
 
     counts: Counter[str] = Counter()
     metrics: list[PersonalityMetric] = []
+    control_metrics: list[ControlMetric] = []
+    control_answers: list[dict] = []
+    chosen: list[ItemAnswer] = []
 
     def answers():
         for person, items in people():
-            prompts = _prompts(person, items, params, embedder)
+            groups = _groups(person, items)
+            prompts = _prompts(person, items, groups, params, embedder)
+            controls = _control_prompts(person, groups, control_records, params)
             counts["personalities"] += 1
             counts["items"] += len(items)
             records: list[dict] = []
+            controlled: list[dict] = []
             for name, client in clients.items():
-                own = answer_groups(client, name, prompts, params.mcq.max_attempts,
-                                    desc=f"mcq-answer {person.personality_id} {name}")
+                desc = f"mcq-answer {person.personality_id} {name}"
+                own = answer_groups(client, name, prompts, params.mcq.max_attempts, desc)
                 for strategy in params.strategies:
-                    metrics.extend(_metrics(person, strategy, name,
-                                            [r for r in own if r["strategy"] == strategy]))
+                    metrics.extend(_metrics(person, strategy, name, own))
                 records.extend(own)
-            counts["groups"] += len(records)
-            counts["malformed_groups"] += sum(r["malformed"] for r in records)
-            counts["answered_items"] += sum(len(r["items"]) for r in records)
-            counts["malformed_items"] += sum(i["malformed"] for r in records for i in r["items"])
+                if params.controls:
+                    own = answer_control_groups(client, name, controls, params.mcq.max_attempts,
+                                                f"{desc} controls")
+                    for control in params.controls:
+                        control_metrics.extend(_control_metrics(person, control, name, own))
+                    controlled.extend(own)
+            chosen.extend(item_answers(records, items))
+            _count(counts, "", records)
+            if params.controls:
+                _count(counts, "control_", controlled)
+            control_answers.extend(sorted(controlled, key=lambda r: (
+                r["control"], r["answerer"], r["interview_id"], r["rotation"])))
             yield from sorted(records, key=lambda r: (r["strategy"], r["answerer"],
-                                                      r["interview_id"]))
+                                                      r["interview_id"], r["rotation"]))
 
     write_jsonl_atomic(out_dir / "answers.jsonl", answers())
     metrics.sort(key=PersonalityMetric.sort_key)
     write_jsonl_atomic(out_dir / "personality_metrics.jsonl",
                        (m.model_dump(mode="json") for m in metrics))
+    write_jsonl_atomic(out_dir / "control_answers.jsonl", control_answers)
+    control_metrics.sort(key=ControlMetric.sort_key)
+    write_jsonl_atomic(out_dir / "control_metrics.jsonl",
+                       (m.model_dump(mode="json") for m in control_metrics))
+    write_json_atomic(out_dir / "position_bias.json",
+                      position_bias(chosen, list(clients), params.strategies,
+                                    params.mcq.option_count, params.mcq.rotations))
     write_summary(out_dir / "summary.json", dict(counts), hub.usage())
+    controlled = (f"; controls: {counts['control_groups']} prompts, "
+                  f"{counts['control_malformed_items']} malformed item answers"
+                  if params.controls else "")
     click.echo(f"mcq-answer: {counts['groups']} grouped prompts, {counts['answered_items']} "
-               f"item answers ({counts['malformed_items']} malformed) -> {out_dir}")
+               f"item answers ({counts['malformed_items']} malformed){controlled} -> {out_dir}")
+
+
+def _count(counts: Counter[str], prefix: str, records: list[dict]) -> None:
+    """Groups, malformed groups, item answers and malformed ones (every rotation counted)."""
+    counts[f"{prefix}groups"] += len(records)
+    counts[f"{prefix}malformed_groups"] += sum(r["malformed"] for r in records)
+    counts[f"{prefix}answered_items"] += sum(len(r["items"]) for r in records)
+    counts[f"{prefix}malformed_items"] += sum(i["malformed"] for r in records for i in r["items"])

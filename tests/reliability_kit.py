@@ -125,6 +125,9 @@ def mock_params(server: MockOpenAI, **overrides: Any) -> dict[str, Any]:
         # does not speak the agent's action protocol would test the mock, not the pipeline
         # (tests/test_agent_experiment.py covers the stage with a scripted provider).
         "interview": {"strategies": []},
+        # Controls off: these chains name their stages, and the controls stage is not among
+        # them (tests/test_validity.py runs the controls through judge and mcq-answer).
+        "controls": [],
         "mlflow": {"tracking_uri": "sqlite:///mlflow.db", "experiment": "reliability"},
         "providers": {"mock": provider},
         "models": {"generator": model, "judges": [{"name": "mockjudge", **model}],

@@ -37,6 +37,7 @@ def scripted_params(root: Path, script: str, **overrides) -> Path:
         },
         "context": {"chronological_pairs": 3, "random_pairs": 3, "retrieval_pairs": 3,
                     "hybrid_retrieved": 2, "hybrid_recent": 2},
+        "controls": [],  # on where a test runs the controls stage (tests/test_validity.py)
     }
     for key, value in overrides.items():
         data[key] = value

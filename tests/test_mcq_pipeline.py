@@ -26,6 +26,7 @@ def recording(request: ChatRequest) -> str:
 
 PARAMS = {
     "data": {"personalities": "in", "test_fraction": 0.2},
+    "controls": [],  # the MCQ controls have their own tests (test_mcq_validity)
     "context": {"chronological_pairs": 3, "random_pairs": 3, "retrieval_pairs": 2,
                 "hybrid_retrieved": 2, "hybrid_recent": 2},
     "cache": {"path": "cache/responses.sqlite", "embeddings_dir": "cache/embeddings"},
@@ -88,7 +89,7 @@ def test_build_then_answer_scores_every_item_by_role(workdir):
 
     metrics = {(m["metric"], m["judge"], m["strategy"], m["personality_id"]): m
                for m in read_jsonl(answers_dir / "personality_metrics.jsonl")}
-    assert len(metrics) == 2 * 2 * 7 * 2
+    assert len(metrics) == 4 * 2 * 7 * 2  # plain and robust accuracy and reward
     assert metrics["mcq_reward", "second", "no-context", "P2"]["value"] == -1.0
     assert metrics["mcq_accuracy", "first", "retrieval", "P1"]["value"] == 1.0
     malformed = metrics["mcq_reward", "first", "short-profile", "P1"]
@@ -118,7 +119,8 @@ def test_rerun_is_byte_identical_and_served_from_the_cache(workdir):
     invoke("mcq-answer")
     outputs = ["data/artifacts/mcq_items/atomic_items.jsonl", "data/artifacts/mcq_items/mcqs.jsonl",
                "data/artifacts/mcq_answers/answers.jsonl",
-               "data/artifacts/mcq_answers/personality_metrics.jsonl"]
+               "data/artifacts/mcq_answers/personality_metrics.jsonl",
+               "data/artifacts/mcq_answers/position_bias.json"]
     first = {p: (workdir / p).read_bytes() for p in outputs}
     REQUESTS.clear()
     assert "0 calls" in invoke("mcq-answer", "--dry-run")

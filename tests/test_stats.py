@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interviewsim.analysis.metrics import MetricCell
 from interviewsim.analysis.stats import (
+    Attainable,
+    attainable,
     bootstrap_ci,
     confidence_intervals,
     holm_adjust,
+    min_sign_flip_p,
     pairwise_tests,
+    personalities_needed,
     sign_flip_p_value,
     significance_mark,
 )
@@ -104,3 +109,77 @@ def test_confidence_intervals_are_seeded_per_cell():
 
 def test_significance_marks():
     assert [significance_mark(p) for p in (0.001, 0.02, 0.2, None)] == ["**", "*", "", ""]
+
+
+@pytest.mark.parametrize("n", range(1, 13))
+def test_the_smallest_exact_p_is_two_over_two_to_the_n(n):
+    # all differences of one sign: only the all-plus and all-minus sign vectors are as extreme
+    assert min_sign_flip_p(n, 10_000) == 2 / 2**n
+    for diffs in (np.ones(n), np.arange(1.0, n + 1), -np.linspace(0.1, 0.9, n)):
+        assert sign_flip_p_value(diffs, 10_000, seed=0) == min_sign_flip_p(n, 10_000)
+    # the boundary: 2**n permutations still enumerate, one fewer samples
+    assert min_sign_flip_p(n, 2**n) == 2 / 2**n
+    assert min_sign_flip_p(n, 2**n - 1) == 1 / 2**n  # floor 1 / (1 + permutations)
+
+
+@pytest.mark.parametrize("n", range(1, 13))
+def test_the_sampled_p_never_falls_below_its_floor_and_a_lucky_draw_reaches_it(n):
+    permutations = 100
+    floor = min_sign_flip_p(n, permutations)
+    p_values = [sign_flip_p_value(np.ones(n), permutations, seed) for seed in range(50)]
+    assert min(p_values) >= floor
+    if 2**n > permutations:  # Monte-Carlo branch: (1 + extreme) / (1 + permutations)
+        assert floor == 1 / (1 + permutations) and floor in p_values
+    else:
+        assert set(p_values) == {2 / 2**n}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(finite, min_size=0, max_size=16), st.integers(1, 3_000), st.integers(0, 2**32))
+def test_no_p_value_is_below_the_attainable_minimum(diffs, permutations, seed):
+    assert sign_flip_p_value(diffs, permutations, seed) >= min_sign_flip_p(len(diffs),
+                                                                           permutations)
+
+
+def test_no_personality_means_p_one():
+    assert min_sign_flip_p(0, 10_000) == sign_flip_p_value([], 10_000, seed=0) == 1.0
+
+
+def test_six_personalities_are_the_fewest_that_can_reach_five_percent():
+    assert min_sign_flip_p(5, 10_000) == 0.0625 > 0.05
+    assert min_sign_flip_p(6, 10_000) == 0.03125 <= 0.05
+    assert personalities_needed(1, 10_000) == 6
+    assert attainable(6, 1, 10_000) == Attainable(
+        min_p=0.03125, min_p_holm=0.03125, significant_possible=True, personalities_needed=6,
+        exact=True)
+    assert not attainable(5, 1, 10_000).significant_possible
+
+
+@pytest.mark.parametrize(("comparisons", "needed"), [(1, 6), (3, 7), (6, 8), (21, 10)])
+def test_holm_multiplies_the_smallest_p_by_the_column_size(comparisons, needed):
+    # 3 strategies -> 3 pairs: 6/128 = 0.047; 7 strategies -> 21 pairs: 42/1024 = 0.041
+    assert personalities_needed(comparisons, 10_000) == needed
+    for n in range(1, 14):
+        result = attainable(n, comparisons, 10_000)
+        column = [result.min_p] + [0.5] * (comparisons - 1)
+        assert result.min_p_holm == holm_adjust(column)[0] == min(1.0, comparisons * result.min_p)
+        assert result.significant_possible == (n >= needed)
+
+
+def test_too_few_permutations_can_make_significance_unreachable():
+    # 21 comparisons x 1/101 > 0.05 at any number of personalities
+    assert personalities_needed(21, 100) is None
+    result = attainable(40, 21, 100)
+    assert (result.min_p, result.exact, result.personalities_needed) == (1 / 101, False, None)
+    assert not result.significant_possible
+    # the Monte-Carlo floor can be what first reaches alpha: 1/20 <= 0.05 at n = 5 (2**5 > 19)
+    assert personalities_needed(1, 19) == 5 and attainable(4, 1, 19).min_p == 0.125
+
+
+def test_attainable_refuses_meaningless_arguments():
+    with pytest.raises(ValueError):
+        attainable(5, 0, 10_000)
+    with pytest.raises(ValueError):
+        min_sign_flip_p(-1, 10_000)
+    with pytest.raises(ValueError):
+        min_sign_flip_p(3, 0)

@@ -38,12 +38,15 @@ PAPER_ORDER: tuple[str, ...] = (
     "ps_vote_confidence",
     "mcq_accuracy",
     "mcq_reward",
+    "mcq_accuracy_robust",
+    "mcq_reward_robust",
 )
-"""The paper's column order; metrics it does not name follow alphabetically."""
+"""The paper's column order (each robust MCQ metric after the plain ones it tightens); metrics
+it does not name follow alphabetically."""
 
 HIGHER_IS_BETTER = frozenset({
     "content_similarity", "entailment_ratio", "personality_alignment", "mcq_accuracy",
-    "mcq_reward", "grounded_claim_rate",
+    "mcq_reward", "mcq_accuracy_robust", "mcq_reward_robust", "grounded_claim_rate",
 })
 LOWER_IS_BETTER = frozenset({"contradiction_ratio", "fidelity_gap"})
 
@@ -55,7 +58,8 @@ items, claims, audited turns, plan states; personality_alignment: the one profil
 n = 1, so its pooled value equals the macro one), which makes sum(value × n) / sum(n) the mean
 or ratio over all units together."""
 
-SCORES_MALFORMED = frozenset({"mcq_accuracy", "mcq_reward"})
+SCORES_MALFORMED = frozenset({"mcq_accuracy", "mcq_reward", "mcq_accuracy_robust",
+                              "mcq_reward_robust"})
 """Metrics whose ``invalid`` counts malformed outputs that were scored (accuracy 0, reward -0.5,
 as PROMPTS.md requires for grouped MCQ answers) and are inside n; for every other metric an
 invalid output is excluded from n and never scored."""

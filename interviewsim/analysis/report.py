@@ -60,6 +60,8 @@ class ReportData(BaseModel):
     """The run's parameters, shown verbatim at the end of the report."""
     permutations: int
     bootstrap: int
+    trust: str = ""
+    """The "Can these numbers be trusted?" section (interviewsim.analysis.trust), first."""
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -248,6 +250,7 @@ def render_report(data: ReportData) -> str:
     rule = permutation_rule(data.tests, data.permutations)
     parts = [
         f"# {data.title}",
+        *([data.trust] if data.trust else []),
         HEADLINE_NOTE,
         "## Results",
         "Macro averages over personalities. Bold: best strategy in the column (where higher or "

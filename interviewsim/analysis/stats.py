@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -60,6 +61,74 @@ def sign_flip_p_value(diffs: Sequence[float] | np.ndarray, permutations: int, se
         extreme += int(np.count_nonzero(stats >= observed - slack))
         remaining -= rows
     return (1.0 + extreme) / (1.0 + permutations)
+
+
+def min_sign_flip_p(n_personalities: int, permutations: int) -> float:
+    """The smallest p-value :func:`sign_flip_p_value` can return for ``n`` paired personalities.
+
+    Exact enumeration (``2**n <= permutations``): ``2 / 2**n``, because the all-plus and
+    all-minus sign vectors are always at least as extreme as the observed one; it is reached
+    when every difference is non-zero and of one sign, as then no other vector ties. Monte-Carlo
+    branch: ``1 / (1 + permutations)``, the floor of ``(1 + extreme) / (1 + permutations)``,
+    reached when no draw is as extreme. No personality gives p = 1.
+    """
+    if n_personalities < 0 or permutations < 1:
+        raise ValueError("n_personalities must be >= 0 and permutations >= 1")
+    if n_personalities == 0:
+        return 1.0
+    if n_personalities < 63 and (1 << n_personalities) <= permutations:
+        return 2.0 / float(1 << n_personalities)
+    return 1.0 / (1.0 + permutations)
+
+
+@dataclass(frozen=True)
+class Attainable:
+    """The best the paired test can show with this many personalities, so a report can say
+    when no difference could have been significant however large it was."""
+
+    min_p: float
+    """Smallest two-sided sign-flip p-value (:func:`min_sign_flip_p`)."""
+    min_p_holm: float
+    """Smallest Holm-adjusted p within a column of ``comparisons`` tests: comparisons x min_p,
+    capped at 1 (the smallest raw p is multiplied by the family size)."""
+    significant_possible: bool
+    """min_p_holm <= alpha."""
+    personalities_needed: int | None
+    """Fewest personalities for which min_p_holm <= alpha; None when no number suffices (the
+    Monte-Carlo floor 1 / (1 + permutations) times comparisons stays above alpha)."""
+    exact: bool
+    """True when min_p comes from exact enumeration (else it is the Monte-Carlo floor)."""
+
+
+def _min_p_holm(n_personalities: int, comparisons: int, permutations: int) -> float:
+    return min(1.0, comparisons * min_sign_flip_p(n_personalities, permutations))
+
+
+def personalities_needed(comparisons: int, permutations: int, alpha: float = 0.05) -> int | None:
+    """Fewest paired personalities whose smallest Holm-adjusted p is <= ``alpha``.
+
+    The smallest p never grows with n (at the switch to sampling, 1 / (1 + permutations) is
+    below the last exact 2 / 2**n), so every larger n can reach ``alpha`` as well.
+    """
+    if comparisons < 1:
+        raise ValueError("comparisons must be >= 1")
+    for n in range(1, 64):
+        if _min_p_holm(n, comparisons, permutations) <= alpha:
+            return n
+    return None
+
+
+def attainable(n_personalities: int, comparisons: int, permutations: int,
+               alpha: float = 0.05) -> Attainable:
+    """Whether any paired test in a column of ``comparisons`` can reach ``alpha`` after Holm
+    with ``n_personalities`` paired personalities, and how many personalities it would take."""
+    min_p_holm = _min_p_holm(n_personalities, comparisons, permutations)
+    return Attainable(
+        min_p=min_sign_flip_p(n_personalities, permutations), min_p_holm=min_p_holm,
+        significant_possible=min_p_holm <= alpha,
+        personalities_needed=personalities_needed(comparisons, permutations, alpha),
+        exact=n_personalities < 63 and (1 << n_personalities) <= permutations,
+    )
 
 
 def bootstrap_ci(values: Sequence[float] | np.ndarray, resamples: int, seed: int,

@@ -62,3 +62,27 @@ class PersonalityMetric(BaseModel):
 
     def sort_key(self) -> tuple[str, str, str, str]:
         return (self.metric, self.judge, self.strategy, self.personality_id)
+
+
+class ControlMetric(BaseModel):
+    """One metric value for one personality under one *control* condition (``oracle``: the
+    person's own held-out answer scored as if simulated; ``impostor``: another personality's
+    real answer to the most similar question) and one judge/answerer.
+
+    A separate record type and separate files (``control_metrics.jsonl``), never a
+    ``PersonalityMetric`` with a strategy name: no table, test or plot of strategies can pick
+    a control up by accident. The fields mean what they mean in ``PersonalityMetric``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    personality_id: str
+    control: str
+    judge: str
+    metric: str
+    value: float | None
+    n: int
+    invalid: int = 0
+
+    def sort_key(self) -> tuple[str, str, str, str]:
+        return (self.metric, self.judge, self.control, self.personality_id)

@@ -14,10 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from interviewsim.errors import ConfigError, Problem
-from interviewsim.experiment.params import Params, parse_params
+from interviewsim.experiment.params import Params, parse_params, read_yaml
 
 PAPER_FILE = Path("params.paper.yaml")
 """Where the commands look for the paper's overrides by default (the repository root)."""
@@ -33,13 +31,7 @@ _RESERVED = {"null", "true", "false", "inf", "nan"}
 
 def load_overrides(path: str | Path) -> dict[str, Any]:
     """Read an overrides file (a YAML mapping; empty means no override)."""
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError([Problem(str(path), "", f"invalid YAML: {exc}")]) from None
+    data = read_yaml(path)
     if data is None:
         return {}
     if not isinstance(data, dict):

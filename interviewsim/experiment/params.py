@@ -34,6 +34,10 @@ Strategy = Literal[
     "hybrid",
 ]
 ALL_STRATEGIES: tuple[str, ...] = Strategy.__args__  # type: ignore[attr-defined]
+
+Control = Literal["oracle", "impostor"]
+"""Control conditions scored beside the strategies, never generated (docs/EXPERIMENTS.md)."""
+ALL_CONTROLS: tuple[str, ...] = Control.__args__  # type: ignore[attr-defined]
 Count = Annotated[int, Field(ge=0)]
 
 
@@ -103,6 +107,19 @@ class McqParams(_Section):
     """Minimum IDF-weighted coverage of an atomic answer's terms by its source response."""
     max_attempts: int = Field(3, gt=0)
     """Attempts for an invalid atomic item or MCQ before the item is dropped and counted."""
+    rotations: int = Field(1, ge=1)
+    """Option orders each interview's MCQs are answered in (1 to option_count): the seeded
+    shuffle, then the options cyclically rotated 1..rotations-1 labels down, each its own
+    prompt. An item counts as correct in the ``*_robust`` metrics only when answered correctly
+    in every order (its robust reward is its worst), which a letter preference cannot fake;
+    the plain metrics read the first order only, so 1 is exactly the unrotated experiment."""
+
+    @model_validator(mode="after")
+    def _rotations_fit(self) -> McqParams:
+        if self.rotations > self.option_count:
+            raise ValueError(f"rotations: {self.rotations} is more than option_count "
+                             f"{self.option_count}; a rotation beyond it repeats an order")
+        return self
 
 
 class AggregateParams(_Section):
@@ -171,6 +188,11 @@ class Params(_Section):
     data: DataParams = DataParams()
     strategies: Annotated[list[Strategy], Field(min_length=1)] = list(ALL_STRATEGIES)
     """Context strategies to run (the seven of PROMPTS.md, or a subset)."""
+    controls: list[Control] = list(ALL_CONTROLS)
+    """Control conditions judged and answered like the strategies but never generated:
+    ``oracle`` (the person's own held-out answer) and ``impostor`` (another personality's real
+    answer to the most similar question). They tell whether a judge can tell the person from
+    anyone else; ``[]`` turns them off."""
     context: ContextParams = ContextParams()
     generate: GenerateParams = GenerateParams()
     judge: JudgeParams = JudgeParams()
@@ -214,6 +236,8 @@ class Params(_Section):
                 problems.append(f"{path}: unknown provider {name!r} (defined: {known})")
         if len(set(self.strategies)) != len(self.strategies):
             problems.append("strategies: a strategy is listed twice")
+        if len(set(self.controls)) != len(self.controls):
+            problems.append("controls: a control is listed twice")
         if len(set(self.interview.strategies)) != len(self.interview.strategies):
             problems.append("interview.strategies: a strategy is listed twice")
         if problems:
@@ -239,13 +263,18 @@ def parse_params(data: object, file: str = "params.yaml") -> Params:
         raise ConfigError(validation_problems(exc, file, explain=_explain)) from None
 
 
-def load_params(path: str | Path = "params.yaml") -> Params:
-    """Read and validate params.yaml."""
+def read_yaml(path: str | Path) -> object:
+    """A params-style YAML file, parsed; an unreadable or invalid file is a ConfigError that
+    names it."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
     except yaml.YAMLError as exc:
         raise ConfigError([Problem(str(path), "", f"invalid YAML: {exc}")]) from None
-    return parse_params(data, str(path))
+
+
+def load_params(path: str | Path = "params.yaml") -> Params:
+    """Read and validate params.yaml."""
+    return parse_params(read_yaml(path), str(path))

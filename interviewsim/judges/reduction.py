@@ -13,12 +13,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from interviewsim.data.corpus import PersonalityData
-from interviewsim.data.records import PersonalityMetric
+from interviewsim.data.records import ControlMetric, PersonalityMetric
 from interviewsim.data.spool import Spool
 from interviewsim.experiment.params import Params
 from interviewsim.judges.parsers import ContentSimilarity, FactualConsistency, Level, TraitRating
 from interviewsim.judges.personality import TRAITS, Vote, alignment, modal_vote
-from interviewsim.judges.tasks import CS, FC, JudgePlan
+from interviewsim.judges.tasks import CS, FC, Collection, JudgePlan, condition
 from interviewsim.llm.asking import Outcome
 from interviewsim.llm.settings import NamedModelSettings
 
@@ -46,16 +46,17 @@ class Key:
                                  invalid=invalid)
 
 
-def content_similarity(key: Key, outcomes: Sequence[Outcome[ContentSimilarity]]
-                       ) -> PersonalityMetric:
+def content_similarity(key: Key | ControlKey, outcomes: Sequence[Outcome[ContentSimilarity]]
+                       ) -> PersonalityMetric | ControlMetric:
     """Mean CS score over the valid judgments."""
     scores = [o.value.score for o in outcomes if o.value is not None]
     mean = sum(scores) / len(scores) if scores else None
     return key.metric(CS_METRIC, mean, len(scores), len(outcomes) - len(scores))
 
 
-def factual_consistency(key: Key, outcomes: Sequence[Outcome[FactualConsistency]]
-                        ) -> list[PersonalityMetric]:
+def factual_consistency(key: Key | ControlKey,
+                        outcomes: Sequence[Outcome[FactualConsistency]]
+                        ) -> list[PersonalityMetric | ControlMetric]:
     """Share of each FC label among the valid judgments (contradiction ratio first)."""
     labels = [o.value.label for o in outcomes if o.value is not None]
     invalid = len(outcomes) - len(labels)
@@ -103,8 +104,9 @@ def _profile(votes: Mapping[str, TraitVote]) -> dict[str, Level] | None:
     return levels if len(levels) == len(TRAITS) else None
 
 
-def personality_similarity(key: Key, reference: Mapping[str, TraitVote],
-                           generated: Mapping[str, TraitVote]) -> list[PersonalityMetric]:
+def personality_similarity(key: Key | ControlKey, reference: Mapping[str, TraitVote],
+                           generated: Mapping[str, TraitVote]
+                           ) -> list[PersonalityMetric | ControlMetric]:
     """Alignment of the two voted profiles, and the mean confidence of the generated profile's
     five votes. The reference profile's votes are the same for every strategy, so they are not
     part of a strategy's confidence (they would be counted once per strategy); a strategy's
@@ -121,14 +123,31 @@ def personality_similarity(key: Key, reference: Mapping[str, TraitVote],
     ]
 
 
+@dataclass(frozen=True)
+class ControlKey:
+    """Where a control's metric belongs (a :class:`ControlMetric`, never a strategy's)."""
+
+    personality_id: str
+    control: str
+    judge: str
+
+    def metric(self, name: str, value: float | None, n: int, invalid: int) -> ControlMetric:
+        return ControlMetric(personality_id=self.personality_id, control=self.control,
+                             judge=self.judge, metric=name, value=value, n=n, invalid=invalid)
+
+
 @dataclass
 class JudgeResults:
-    """What the stage writes besides judgments.jsonl, and the counts for summary.json."""
+    """What the stage writes besides the judgments, and the counts for summary.json. A
+    control's PS runs, votes and metrics go to their own spools and list."""
 
     ps_runs: Spool = field(default_factory=Spool)
     """On disk until written: PS runs carry every raw output, so memory stays flat."""
     ps_votes: Spool = field(default_factory=Spool)
+    control_ps_runs: Spool = field(default_factory=Spool)
+    control_ps_votes: Spool = field(default_factory=Spool)
     metrics: list[PersonalityMetric] = field(default_factory=list)
+    control_metrics: list[ControlMetric] = field(default_factory=list)
     counts: dict[str, dict[str, Counter[str]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(Counter)))
 
@@ -138,13 +157,22 @@ class JudgeResults:
         self.counts[judge][what].update(valid=valid, invalid=len(outcomes) - valid, reasks=reasks)
 
 
+def _count_as(collection_or_answer: dict | Collection, what: str) -> str:
+    """Counts of controls apart from the strategies' (``control_content_similarity``)."""
+    is_control = (collection_or_answer.side == "control"
+                  if isinstance(collection_or_answer, Collection)
+                  else "control" in collection_or_answer)
+    return f"control_{what}" if is_control else what
+
+
 def judge_person(person: PersonalityData, plan: JudgePlan, judge: NamedModelSettings,
                  params: Params, results: JudgeResults, outcomes: list[list[Outcome]],
                  order: list[int], ps_runs: list[dict], ps_votes: list[dict]
                  ) -> Iterator[dict]:
-    """One judge's outcomes for one personality: yield its CS/FC judgments, append its PS runs
-    and votes to ``ps_runs``/``ps_votes``, collect metrics and counts in ``results``.
-    ``outcomes`` are the CS (in ``order``), FC and PS groups of judge_groups."""
+    """One judge's outcomes for one personality: yield its CS/FC judgments (a control's keyed
+    by ``control``), append its PS runs and votes to ``ps_runs``/``ps_votes``, collect metrics
+    and counts in ``results``. ``outcomes`` are the CS (in ``order``), FC and PS groups of
+    judge_groups."""
     pid, name = person.personality_id, judge.name
     cs: list[Outcome] = [Outcome() for _ in plan.answers]
     for i, outcome in zip(order, outcomes[0], strict=True):
@@ -152,17 +180,23 @@ def judge_person(person: PersonalityData, plan: JudgePlan, judge: NamedModelSett
     fc = outcomes[1] if plan.fc is not None else \
         [Outcome.invalid(plan.fc_unavailable or "") for _ in plan.answers]
     ps = iter(outcomes[2])
-    results.count(name, CS, cs)
-    results.count(name, FC, fc)
+    for what, judged in ((CS, cs), (FC, fc)):
+        for kind in (CS, f"control_{CS}") if what == CS else (FC, f"control_{FC}"):
+            mine = [o for a, o in zip(plan.answers, judged, strict=True)
+                    if _count_as(a, what) == kind]
+            if mine or not kind.startswith("control_"):
+                results.count(name, kind, mine)
     for metric, judged in ((CS, cs), (FC, fc)):
         for answer, outcome in zip(plan.answers, judged, strict=True):
+            where = ({"control": answer["control"]} if "control" in answer
+                     else {"strategy": answer["strategy"]})
             yield {"personality_id": pid, "judge": name, "model": judge.model, "metric": metric,
-                   "strategy": answer["strategy"], "qa_id": answer["qa_id"],
-                   "interview_id": answer["interview_id"], **outcome.record()}
+                   **where, "qa_id": answer["qa_id"], "interview_id": answer["interview_id"],
+                   **outcome.record()}
     votes: dict[str | None, dict[str, TraitVote]] = {}
     for collection in plan.collections:
         side = {"personality_id": pid, "judge": name, "model": judge.model,
-                "side": collection.side, "strategy": collection.strategy}
+                **collection.record()}
         votes[collection.strategy] = {}
         for trait in TRAITS:
             if collection.responses:
@@ -170,20 +204,25 @@ def judge_person(person: PersonalityData, plan: JudgePlan, judge: NamedModelSett
             else:
                 reason = f"no valid generated answers for strategy {collection.strategy}"
                 runs = [Outcome.invalid(reason) for _ in range(params.judge.ps_runs)]
-            results.count(name, "ps_runs", runs)
+            results.count(name, _count_as(collection, "ps_runs"), runs)
             for run, outcome in enumerate(runs):
                 ps_runs.append({**side, "trait": trait, "run": run, **outcome.record()})
             vote = vote_runs(runs)
             votes[collection.strategy][trait] = vote
-            results.counts[name]["ps_votes"].update(valid=int(vote.vote is not None),
-                                                    invalid=int(vote.vote is None))
+            results.counts[name][_count_as(collection, "ps_votes")].update(
+                valid=int(vote.vote is not None), invalid=int(vote.vote is None))
             ps_votes.append({**side, "trait": trait, **vote.record()})
-    for strategy in params.strategies:
-        key = Key(pid, strategy, name)
-        mine = [i for i, a in enumerate(plan.answers) if a["strategy"] == strategy]
-        results.metrics.append(content_similarity(key, [cs[i] for i in mine]))
-        results.metrics.extend(factual_consistency(key, [fc[i] for i in mine]))
-        ps_metrics = personality_similarity(key, votes[None], votes[strategy])
-        results.metrics.extend(ps_metrics)
+    conditions = [(s, Key(pid, s, name)) for s in params.strategies]
+    conditions += [(c.strategy, ControlKey(pid, c.strategy, name))
+                   for c in plan.collections if c.side == "control"]
+    for label, key in conditions:
+        mine = [i for i, a in enumerate(plan.answers) if condition(a) == label]
+        rows = [content_similarity(key, [cs[i] for i in mine]),
+                *factual_consistency(key, [fc[i] for i in mine]),
+                *personality_similarity(key, votes[None], votes[label])]
+        if isinstance(key, ControlKey):
+            results.control_metrics.extend(rows)  # type: ignore[arg-type]
+            continue
+        results.metrics.extend(rows)  # type: ignore[arg-type]
         results.counts[name]["personality_alignment"].update(
-            valid=ps_metrics[0].n, invalid=ps_metrics[0].invalid)
+            valid=rows[4].n, invalid=rows[4].invalid)

@@ -60,11 +60,33 @@ class JudgeTasks:
 
 @dataclass(frozen=True)
 class Collection:
-    """One evaluation side for PS: the held-out responses, or one strategy's valid answers."""
+    """One evaluation side for PS: the held-out responses (``reference``), one strategy's valid
+    answers (``generated``), or one control's answers (``control``)."""
 
     side: str
     strategy: str | None
+    """The strategy or control name; None for the reference."""
     responses: tuple[str, ...]
+
+    def record(self) -> dict[str, str | None]:
+        """The side and condition fields of a PS record: a control's name is never under
+        ``strategy``."""
+        if self.side == "control":
+            return {"side": self.side, "control": self.strategy}
+        return {"side": self.side, "strategy": self.strategy}
+
+
+def condition(answer: dict) -> str:
+    """The strategy or control an answer (or a judgment of it) belongs to."""
+    return answer["strategy"] if "strategy" in answer else answer["control"]
+
+
+def control_answer(record: dict) -> dict:
+    """A controls/answers.jsonl record as the judge plans it: always valid, keyed by
+    ``control`` (never ``strategy``)."""
+    return {"personality_id": record["personality_id"], "control": record["control"],
+            "qa_id": record["qa_id"], "interview_id": record["interview_id"],
+            "response": record["response"], "valid": True}
 
 
 @dataclass
@@ -80,11 +102,14 @@ class JudgePlan:
 
 
 def plan_person(person: PersonalityData, answers: list[dict], summary: dict,
-                params: Params) -> JudgePlan:
-    """CS asks in answer order, FC asks (unless the summary is invalid), PS asks per collection
-    × trait × run; PS run ``r`` starts at sample index ``r`` and re-asks step by ps_runs."""
+                params: Params, controls: Sequence[dict] = ()) -> JudgePlan:
+    """CS asks in answer order (the strategies' valid answers, then ``controls``' answers),
+    FC asks (unless the summary is invalid), PS asks per collection × trait × run; PS run ``r``
+    starts at sample index ``r`` and re-asks step by ps_runs. A control's PS runs start past
+    every index the reference's runs can use: the oracle's texts are the reference's, and its
+    profile must be sampled again, not replayed from the reference's answers."""
     refs = {p.qa_id: p.response for p in person.heldout}
-    valid = [a for a in answers if a["valid"]]
+    valid = [a for a in answers if a["valid"]] + [control_answer(c) for c in controls]
     cs = [Ask(content_similarity_messages(refs[a["qa_id"]], a["response"])) for a in valid]
     fc, unavailable = None, None
     if summary["valid"]:
@@ -94,37 +119,42 @@ def plan_person(person: PersonalityData, answers: list[dict], summary: dict,
         unavailable = f"fact summary invalid: {summary['error']}"
     collections = [Collection("reference", None, tuple(p.response for p in person.heldout))]
     for strategy in params.strategies:
-        texts = tuple(a["response"] for a in valid if a["strategy"] == strategy)
+        texts = tuple(a["response"] for a in valid if a.get("strategy") == strategy)
         collections.append(Collection("generated", strategy, texts))
+    for name in params.controls if controls else ():
+        texts = tuple(a["response"] for a in valid if a.get("control") == name)
+        collections.append(Collection("control", name, texts))
     runs = params.judge.ps_runs
-    ps = [Ask(personality_messages(c.responses, trait), first_index=run, stride=runs)
+    offset = runs * params.judge.max_attempts  # past every reference run and re-ask
+    ps = [Ask(personality_messages(c.responses, trait),
+              first_index=run + (offset if c.side == "control" else 0), stride=runs)
           for c in collections if c.responses for trait in TRAITS for run in range(runs)]
     return JudgePlan(valid, cs, fc, unavailable, collections, ps)
 
 
-def _prefix_order(answers: list[dict], person: PersonalityData, strategies: list[str]
+def _prefix_order(answers: list[dict], person: PersonalityData, conditions: Sequence[str]
                   ) -> list[int]:
     """Answer indices grouped by question, so one reference's CS prompts run back to back."""
     position = {p.qa_id: i for i, p in enumerate(person.heldout)}
-    rank = {s: i for i, s in enumerate(strategies)}
+    rank = {s: i for i, s in enumerate(conditions)}
     return sorted(range(len(answers)),
-                  key=lambda i: (position[answers[i]["qa_id"]], rank[answers[i]["strategy"]]))
+                  key=lambda i: (position[answers[i]["qa_id"]], rank[condition(answers[i])]))
 
 
 def judge_groups(person: PersonalityData, plan: JudgePlan, tasks: JudgeTasks, params: Params
                  ) -> tuple[list[tuple[JudgeTask, list[Ask]]], list[int]]:
     """The (task, asks) groups of one personality for :func:`run_together` — CS in prefix
     order, FC, PS — and the CS order, to put CS outcomes back in answer order."""
-    order = _prefix_order(plan.answers, person, params.strategies)
+    order = _prefix_order(plan.answers, person, [*params.strategies, *params.controls])
     groups = [(tasks.cs, [plan.cs[i] for i in order]), (tasks.fc, plan.fc or []),
               (tasks.ps, plan.ps)]
     return groups, order
 
 
-def ps_asks_per_person(strategies: int, ps_runs: int) -> int:
+def ps_asks_per_person(conditions: int, ps_runs: int) -> int:
     """PS asks of one personality and one judge: every trait of the references and of each
-    strategy's answers, ``ps_runs`` times (what a batch of personalities is sized by)."""
-    return len(TRAITS) * (strategies + 1) * ps_runs
+    strategy's (and control's) answers, ``ps_runs`` times (what a batch is sized by)."""
+    return len(TRAITS) * (conditions + 1) * ps_runs
 
 
 def per_person(outcomes: Sequence[list[Outcome]], people: int) -> list[list[list[Outcome]]]:

@@ -4,13 +4,16 @@ The context follows the strategy exactly as in generation, with the contract's M
 retrieval and hybrid: every atomic question of the interview retrieves on its own and their
 ordered, de-duplicated union is the one shared context (hybrid appends the recent pairs after
 it). The leakage guard checks the selection and the rendered context: the questions and
-options legitimately quote held-out responses, the context never may.
+options legitimately quote held-out responses, the context never may. With ``mcq.rotations``
+each group is asked again with its options rotated (:mod:`interviewsim.mcq.rotation`): same
+context, one prompt per order, rotation 0 exactly the unrotated prompt.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from interviewsim.context.strategies import ContextSelection, RetrievalIndex, select_context
 from interviewsim.data.corpus import PersonalityData
@@ -18,10 +21,11 @@ from interviewsim.experiment.params import ContextParams
 from interviewsim.generation.prompt import LeakageGuard, context_block
 from interviewsim.llm.client import ModelClient
 from interviewsim.llm.types import Message
-from interviewsim.mcq.asking import Ask, ask_until_valid
+from interviewsim.mcq.asking import Ask, Outcome, ask_until_valid
 from interviewsim.mcq.models import McqItem
 from interviewsim.mcq.parsers import parse_grouped_answers
 from interviewsim.mcq.prompts import AnswerPrompt, answer_constraint
+from interviewsim.mcq.rotation import rotate_items
 from interviewsim.mcq.scoring import score_answer
 
 LINE_TOKENS = 6
@@ -55,6 +59,28 @@ class GroupPrompt:
     interview_id: str
     selection: ContextSelection
     prompt: AnswerPrompt
+    rotation: int = 0
+    """Labels the options sit down from the seeded shuffle (0: the shuffle itself)."""
+
+
+class Prompted(Protocol):
+    """Anything answered as one grouped prompt (a strategy's group or a control's)."""
+
+    @property
+    def prompt(self) -> AnswerPrompt: ...
+
+
+def rotated(prompt: AnswerPrompt, rotation: int) -> AnswerPrompt:
+    """``prompt`` with every item's options rotated; rotation 0 returns it unchanged, so its
+    messages, request and cache key are exactly the unrotated ones."""
+    return prompt if rotation == 0 else replace(prompt, items=rotate_items(prompt.items, rotation))
+
+
+def with_rotations(group: GroupPrompt, rotations: int) -> list[GroupPrompt]:
+    """``group`` (rotation 0) and its rotations 1..rotations-1: same leak-checked context,
+    each order its own prompt."""
+    return [group, *(replace(group, rotation=r, prompt=rotated(group.prompt, r))
+                     for r in range(1, rotations))]
 
 
 def group_prompt(strategy: str, person: PersonalityData, interview_id: str,
@@ -71,7 +97,7 @@ def group_prompt(strategy: str, person: PersonalityData, interview_id: str,
     return GroupPrompt(strategy, interview_id, selection, prompt)
 
 
-def answer_ask(group: GroupPrompt, client: ModelClient, min_tokens: int) -> Ask:
+def answer_ask(group: Prompted, client: ModelClient, min_tokens: int) -> Ask:
     """The request of one group: a grammar when supported, room for every answer line."""
     labels = group.prompt.labels()
     constraint = answer_constraint(labels) if client.supports_grammar else None
@@ -79,16 +105,17 @@ def answer_ask(group: GroupPrompt, client: ModelClient, min_tokens: int) -> Ask:
                max_tokens=max(min_tokens, LINE_TOKENS * len(labels) + 4))
 
 
-def answer_groups(client: ModelClient, answerer: str, groups: Sequence[GroupPrompt],
-                  max_attempts: int, desc: str) -> list[dict]:
-    """Ask, parse (with re-asks) and score every group; one audit record per group."""
+def ask_and_score(client: ModelClient, groups: Sequence[Prompted], max_attempts: int,
+                  desc: str) -> list[tuple[Outcome[Any], list[dict]]]:
+    """Ask, parse (with re-asks) and score every group: its outcome and one scored entry per
+    item, in ``groups`` order (a malformed group scores every item as malformed)."""
     asks = [answer_ask(g, client, client.settings.max_tokens) for g in groups]
 
     def parse(i: int, text: str) -> list[str]:
         return parse_grouped_answers(text, groups[i].prompt.labels())
 
     outcomes = ask_until_valid(client, asks, parse, max_attempts, desc)
-    records = []
+    scored = []
     for group, outcome in zip(groups, outcomes, strict=True):
         labels: Sequence[str | None] = outcome.value or [None] * len(group.prompt.items)
         items = []
@@ -98,11 +125,22 @@ def answer_groups(client: ModelClient, answerer: str, groups: Sequence[GroupProm
                           "selected_label": label, "selected_role": score.role,
                           "outcome": score.outcome, "accuracy": score.accuracy,
                           "reward": score.reward, "malformed": label is None})
+        scored.append((outcome, items))
+    return scored
+
+
+def answer_groups(client: ModelClient, answerer: str, groups: Sequence[GroupPrompt],
+                  max_attempts: int, desc: str) -> list[dict]:
+    """Ask, parse (with re-asks) and score every strategy group; one audit record per group."""
+    records = []
+    for group, (outcome, items) in zip(groups, ask_and_score(client, groups, max_attempts, desc),
+                                       strict=True):
         records.append({
             "personality_id": group.prompt.personality_id,
             "strategy": group.strategy,
             "answerer": answerer,
             "interview_id": group.interview_id,
+            "rotation": group.rotation,
             "context_pair_ids": list(group.selection.pair_ids),
             "context_profile": group.selection.profile is not None,
             "context_dropped_for_budget": group.selection.dropped_for_budget,
@@ -112,4 +150,3 @@ def answer_groups(client: ModelClient, answerer: str, groups: Sequence[GroupProm
             "calls": [c.model_dump() for c in outcome.calls],
         })
     return records
-

@@ -1,0 +1,216 @@
+"""The report's first section, "Can these numbers be trusted?", and its metrics.
+
+Four checks, each with the number that tells the reader whether a column means anything:
+each judge's discrimination between the person's own answer and an impostor's
+(:mod:`interviewsim.analysis.validity`), the MCQ answerers' position bias (how much of their
+accuracy a constant letter would get), agreement between judges and between answerers
+(:mod:`interviewsim.analysis.agreement`), and the smallest p-value the paired test can reach
+with the personalities present (:func:`interviewsim.analysis.stats.attainable`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from interviewsim.analysis.agreement import AgreementResult, answerer_agreement, judge_agreement
+from interviewsim.analysis.stats import Attainable, PairedTest, attainable
+from interviewsim.analysis.validity import Discrimination, discrimination, read_control_rows
+from interviewsim.data.jsonio import load_json_strict, read_jsonl
+from interviewsim.experiment.params import Params
+
+
+@dataclass(frozen=True)
+class ColumnPower:
+    """What the paired tests of one (metric, judge) column can show at best."""
+
+    metric: str
+    judge: str
+    personalities: int
+    comparisons: int
+    reach: Attainable
+
+
+def column_power(tests: Sequence[PairedTest], permutations: int, alpha: float = 0.05
+                 ) -> list[ColumnPower]:
+    """Per column: the most personalities any of its tests pairs, and the Holm family size
+    (every pair of strategies of the column)."""
+    columns: dict[tuple[str, str], list[PairedTest]] = defaultdict(list)
+    for test in tests:
+        columns[(test.metric, test.judge)].append(test)
+    return [ColumnPower(metric, judge, max(t.n_pairs for t in found), len(found),
+                        attainable(max(t.n_pairs for t in found), len(found), permutations,
+                                   alpha))
+            for (metric, judge), found in sorted(columns.items())]
+
+
+@dataclass
+class TrustReport:
+    """Everything the section shows; absent parts say why they are absent."""
+
+    discrimination: list[Discrimination] = field(default_factory=list)
+    controls_note: str | None = None
+    """Why there is no discrimination (controls off, or not scored)."""
+    position_bias: Mapping[str, Any] | None = None
+    """mcq-answer's position_bias.json."""
+    judge_agreement: Mapping[str, AgreementResult] = field(default_factory=dict)
+    judges: int = 1
+    answerer_agreement: float | None = None
+    answerers: int = 1
+    power: list[ColumnPower] = field(default_factory=list)
+
+    def flat(self, digits: int = 6) -> dict[str, float | int]:
+        """``validity.*`` keys for metrics.json (and so for `dvc metrics` and MLflow)."""
+        out: dict[str, float | int] = {}
+        for found in self.discrimination:
+            for name, value in found.flat().items():
+                out[f"validity.discrimination.{found.judge}.{found.metric}.{name}"] = value
+        for answerer, bias in sorted((self.position_bias or {}).get("answerers", {}).items()):
+            for name in ("top_letter_share", "position_baseline_accuracy", "accuracy",
+                         "robust_accuracy"):
+                if bias.get(name) is not None:
+                    out[f"validity.position_bias.{answerer}.{name}"] = round(bias[name], digits)
+        for metric, result in sorted(self.judge_agreement.items()):
+            if result.alpha is not None:
+                out[f"validity.agreement.{metric}.alpha"] = round(result.alpha, digits)
+            if result.ci is not None:
+                out[f"validity.agreement.{metric}.ci_low"] = round(result.ci[0], digits)
+                out[f"validity.agreement.{metric}.ci_high"] = round(result.ci[1], digits)
+        if self.answerer_agreement is not None:
+            out["validity.agreement.mcq_answerers.identical"] = round(self.answerer_agreement,
+                                                                      digits)
+        for column in self.power:
+            key = f"validity.attainable.{column.judge}.{column.metric}"
+            out[f"{key}.min_p_holm"] = round(column.reach.min_p_holm, digits)
+            out[f"{key}.significance_possible"] = int(column.reach.significant_possible)
+        return out
+
+    def render(self) -> str:
+        """The markdown section (it opens report.md)."""
+        parts = ["## Can these numbers be trusted?",
+                 "Checks of the judges and of the design, before any result. A column whose "
+                 "judge cannot tell the person from an impostor, or that no test could find "
+                 "significant at this size, is description, not evidence."]
+        parts += ["### Do the judges tell the person from an impostor?", self._discrimination()]
+        parts += ["### MCQ position bias", self._position_bias()]
+        parts += ["### Agreement", self._agreement()]
+        parts += ["### Attainable significance", self._power()]
+        return "\n\n".join(parts)
+
+    def _discrimination(self) -> str:
+        if not self.discrimination:
+            return self.controls_note or "No control was scored."
+        lines = ["Each judge scores two controls like a strategy's answers: **oracle**, the "
+                 "person's own held-out answer, and **impostor**, another personality's real "
+                 "answer to the most similar question. Oracle − impostor (signed so that "
+                 "positive is right; contradictions: impostor − oracle), 95% paired bootstrap "
+                 "interval over personalities:", ""]
+        for found in self.discrimination:
+            mark = "✅" if found.discriminates else "⚠️"
+            lines.append(f"- {mark} {found.verdict()}")
+        return "\n".join(lines)
+
+    def _position_bias(self) -> str:
+        bias = self.position_bias
+        if not bias or not bias.get("answerers"):
+            return "No MCQ answers."
+        lines = [f"Chance is {bias['chance']:.3f} ({bias['option_count']} options). The "
+                 "position baseline is the accuracy of always choosing the answerer's most "
+                 "frequent letter; the rotation-robust accuracy counts an item only when it is "
+                 "answered right in every rotation of its options (`mcq.rotations`).", "",
+                 "| answerer | letters chosen | top letter share | position baseline | "
+                 "accuracy | rotation-robust |", "|---|---|---:|---:|---:|---:|"]
+        for name, found in sorted(bias["answerers"].items()):
+            letters = ", ".join(f"{k} {v}" for k, v in sorted(found["letters"].items()))
+            lines.append(f"| {name} | {letters} | {_num(found.get('top_letter_share'))} | "
+                         f"{_num(found.get('position_baseline_accuracy'))} | "
+                         f"{_num(found.get('accuracy'))} | {_num(found.get('robust_accuracy'))} |")
+        flagged = [name for name, found in sorted(bias["answerers"].items())
+                   if found.get("accuracy") is not None
+                   and found.get("position_baseline_accuracy") is not None
+                   and found["accuracy"] <= found["position_baseline_accuracy"]]
+        if flagged:
+            lines += ["", f"⚠️ {', '.join(flagged)}: accuracy no better than always choosing "
+                      "one letter; MCQ differences between strategies are not evidence."]
+        return "\n".join(lines)
+
+    def _agreement(self) -> str:
+        lines = []
+        if self.judges < 2:
+            lines.append("One judge: agreement between judges is not measurable (configure "
+                         "two or more in `models.judges`).")
+        else:
+            lines.append("Krippendorff's alpha between judges (1 = perfect, 0 = chance), 95% "
+                         "bootstrap interval over the judged items:")
+            for metric, result in sorted(self.judge_agreement.items()):
+                ci = (f" [{result.ci[0]:.3f}, {result.ci[1]:.3f}]" if result.ci is not None
+                      else "")
+                lines.append(f"- {metric} ({result.level}): {_num(result.alpha)}{ci} over "
+                             f"{result.units} items")
+        if self.answerers < 2:
+            lines.append("One MCQ answerer: agreement between answerers is not measurable.")
+        else:
+            lines.append(f"MCQ answerers choose the same option on "
+                         f"{_num(self.answerer_agreement)} of the items all of them answered.")
+        return "\n".join(lines)
+
+    def _power(self) -> str:
+        if not self.power:
+            return "No paired tests."
+        impossible = [c for c in self.power if not c.reach.significant_possible]
+        lines = [f"The smallest Holm-adjusted p-value each column's tests can reach with the "
+                 f"personalities present ({len(impossible)} of {len(self.power)} columns cannot "
+                 "reach 0.05):", "",
+                 "| metric | judge | personalities | tests | smallest p (Holm) | "
+                 "personalities needed |", "|---|---|---:|---:|---:|---:|"]
+        for column in self.power:
+            needed = column.reach.personalities_needed
+            lines.append(f"| {column.metric} | {column.judge} | {column.personalities} | "
+                         f"{column.comparisons} | {column.reach.min_p_holm:.4f} | "
+                         f"{needed if needed is not None else 'none suffice'} |")
+        if impossible:
+            lines += ["", "⚠️ Where the smallest p is above 0.05, no difference between "
+                      "strategies can be significant at this size, however large: add "
+                      "personalities (the last column), or read the column as description."]
+        return "\n".join(lines)
+
+
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def build_trust_report(params: Params, tests: list[PairedTest], control_paths: Iterable[Path],
+                       judged_dir: Path, mcq_dir: Path) -> TrustReport:
+    """The checks that open the report, from the stages' control, answer and vote files
+    (those absent are said to be absent)."""
+    rows = read_control_rows(control_paths)
+    note = None if rows else ("Controls are off (`controls: []`)." if not params.controls
+                              else "No control metrics found; run the controls, judge and "
+                                   "mcq-answer stages.")
+    judged_files = [judged_dir / "judgments.jsonl", judged_dir / "ps_votes.jsonl"]
+    agreement: dict[str, AgreementResult] = {}
+    if len(params.models.judges) > 1 and all(p.is_file() for p in judged_files):
+        agreement = judge_agreement(read_jsonl(judged_files[0]), read_jsonl(judged_files[1]),
+                                    params.aggregate.bootstrap, params.seed)
+    answers = mcq_dir / "answers.jsonl"
+    bias = mcq_dir / "position_bias.json"
+    return TrustReport(
+        discrimination=discrimination(rows, params.aggregate.bootstrap, params.seed),
+        controls_note=note,
+        position_bias=load_json_strict(bias) if bias.is_file() else None,
+        judge_agreement=agreement, judges=len(params.models.judges),
+        answerer_agreement=(answerer_agreement(read_jsonl(answers))
+                            if len(params.models.mcq_answerers) > 1 and answers.is_file()
+                            else None),
+        answerers=len(params.models.mcq_answerers),
+        power=column_power(tests, params.aggregate.permutations))
+
+
+def trust_inputs(control_paths: Iterable[Path], judged_dir: Path, mcq_dir: Path) -> list[Path]:
+    """The files :func:`build_trust_report` reads that exist (for the run's identity)."""
+    candidates = [*control_paths, judged_dir / "judgments.jsonl", judged_dir / "ps_votes.jsonl",
+                  mcq_dir / "answers.jsonl", mcq_dir / "position_bias.json"]
+    return [p for p in candidates if p.is_file()]

@@ -1,0 +1,48 @@
+"""DVC stage ``controls``: the oracle and impostor answers the judges and MCQ answerers score
+beside the strategies (interviewsim/analysis/controls.py). Never an input of ``generate``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from statistics import fmean
+
+import click
+
+from interviewsim.analysis.controls import IMPOSTOR, control_answers
+from interviewsim.context.embeddings import open_embedder
+from interviewsim.data.corpus import iter_personalities
+from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
+from stages.common import CONTROLS_DIR, PREPARED_DIR, params_option, read_params
+
+
+@click.command("controls")
+@params_option
+@click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
+              show_default=True, help="Held-out pairs (from prepare).")
+@click.option("--out-dir", type=click.Path(path_type=Path), default=CONTROLS_DIR,
+              show_default=True, help="Where answers.jsonl and summary.json go.")
+def controls(params_path: Path, prepared_dir: Path, out_dir: Path) -> None:
+    """Build the control answers of every held-out question: ``oracle`` (the person's own
+    answer) and ``impostor`` (another personality's real answer to the most similar question,
+    by the retrieval embedder; ties broken by a seeded hash), as params.controls lists them.
+
+    The judge and mcq-answer stages score them like a strategy's answers and write them to
+    their own control files; aggregate turns oracle − impostor into each judge's discrimination.
+    Writes answers.jsonl (one record per personality, control and held-out question) and
+    summary.json. With controls: [] it writes empty files.
+    """
+    params = read_params(params_path)
+    embedder = open_embedder(params) if IMPOSTOR in params.controls else None
+    answers = control_answers(iter_personalities(prepared_dir), params.controls,
+                              embedder.embed if embedder is not None else None, params.seed)
+    write_jsonl_atomic(out_dir / "answers.jsonl", (a.record() for a in answers))
+    counts = Counter(a.control for a in answers)
+    similarity = [a.similarity for a in answers if a.similarity is not None]
+    write_json_atomic(out_dir / "summary.json", {
+        "controls": list(params.controls),
+        "answers": dict(sorted(counts.items())),
+        "impostor_mean_question_similarity": round(fmean(similarity), 6) if similarity else None,
+    })
+    shown = ", ".join(f"{name} {count}" for name, count in sorted(counts.items())) or "none"
+    click.echo(f"controls: {len(answers)} answers ({shown}) -> {out_dir}")
