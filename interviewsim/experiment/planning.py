@@ -212,12 +212,17 @@ def plan_personality(plan: CallPlan, person: PersonalityData, params: Params,
                        judge.max_tokens, n=n)
             judged.add(_tokens(factual_consistency_messages(summary, answer)),
                        judge.max_tokens, n=n)
-        # PS: traits × (reference + each strategy) × runs
+            # the controls' answers are real answers, the length of the reference
+            judged.add(_tokens(content_similarity_messages(pair.response, pair.response)),
+                       judge.max_tokens, n=len(params.controls))
+            judged.add(_tokens(factual_consistency_messages(summary, pair.response)),
+                       judge.max_tokens, n=len(params.controls))
+        # PS: traits × (reference + each strategy + each control) × runs
         reference = [p.response for p in heldout]
         generated = [_stand_in(min(t, gen.max_tokens)) for t in answer_tokens]
         for trait in TRAITS:
             judged.add(_tokens(personality_messages(reference, trait)), judge.max_tokens,
-                       n=params.judge.ps_runs)
+                       n=params.judge.ps_runs * (1 + len(params.controls)))
             judged.add(_tokens(personality_messages(generated, trait)), judge.max_tokens,
                        n=params.judge.ps_runs * len(params.strategies))
 
@@ -229,19 +234,29 @@ def plan_personality(plan: CallPlan, person: PersonalityData, params: Params,
         build.add(_tokens(atomic_messages(pair.question, pair.response)), builder.max_tokens)
         build.add(estimate_tokens(pair.question + pair.response) + 200, builder.max_tokens)
 
-    # mcq-answer: one grouped prompt per strategy × held-out interview × answerer
+    # mcq-answer: one grouped prompt per (strategy or control) × held-out interview ×
+    # answerer × rotation; a control's context is the interview's own (or an impostor's)
+    # answers, sized here by the interview's real pairs
+    rotations = params.mcq.rotations
     for answerer in models.mcq_answerers:
         line = plan.line("mcq-answer", f"answerer:{answerer.name}", answerer.model,
                          estimated=True)
+        contexts: list[tuple[int | None, int]] = []
         for strategy in params.strategies:
             selection = (_proxy_selection(strategy, person, params) if strategy in INDEXED else
                          select_context(strategy, person, [], params.context, params.seed))
-            context = _tokens(generation_messages(person.personality_id, "", selection, pairs))
+            contexts.append((_tokens(generation_messages(person.personality_id, "", selection,
+                                                         pairs)), 1))
+        contexts += [(None, len(params.controls))] if params.controls else []
+        for context, n in contexts:
             for _, group in interviews:
+                own = sum(estimate_tokens(f"{p.question} {p.response}") + 4 for p in group)
                 items = sum(estimate_tokens(p.question) + params.mcq.option_count
                             * (option_tokens + 2) for p in group)
-                prompt = context + estimate_tokens(ANSWER_SYSTEM) + items
-                line.add(prompt, max(answerer.max_tokens, LINE_TOKENS * len(group) + 4))
+                prompt = (own if context is None else context) + estimate_tokens(
+                    ANSWER_SYSTEM) + items
+                line.add(prompt, max(answerer.max_tokens, LINE_TOKENS * len(group) + 4),
+                         n=n * rotations)
 
 
 def _tokens(messages: list[Message]) -> int:
