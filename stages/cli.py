@@ -17,6 +17,7 @@ from interviewsim.errors import InterviewSimError
 
 # command name -> "module:attribute". One line per stage module; keep it sorted by pipeline order.
 COMMANDS: dict[str, str] = {
+    "validate-params": "stages.validate_params:validate_params",
     "prepare": "stages.prepare:prepare",
     "select-context": "stages.select_context:select_context_cmd",
     "generate": "stages.generate:generate",
@@ -77,6 +78,17 @@ def _logging() -> None:
         logging.getLogger("interviewsim").setLevel(level)
 
 
+def _restore_hint() -> None:
+    """Under ``dvc repro`` (DVC sets DVC_STAGE), say that DVC deleted the stage's previous
+    outputs before running it, and how to get them back."""
+    stage = os.environ.get("DVC_STAGE")
+    if stage:
+        click.echo(f"note: DVC removed the previous outputs of stage {stage!r} before running "
+                   f"it; `dvc checkout {stage}` restores them from the DVC cache (fix the "
+                   "problem above, then `dvc repro` resumes: finished model calls are cached).",
+                   err=True)
+
+
 def main() -> None:
     """Console entry point: library errors become a message and an exit code, not a traceback."""
     _logging()
@@ -87,6 +99,7 @@ def main() -> None:
         sys.exit(130)
     except click.ClickException as exc:
         exc.show()
+        _restore_hint()
         sys.exit(exc.exit_code)
     except InterviewSimError as exc:
         problems = getattr(exc, "problems", None)
@@ -96,5 +109,6 @@ def main() -> None:
                 click.echo(f"  {problem}", err=True)
         else:
             click.echo(f"error: {exc}", err=True)
+        _restore_hint()
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

@@ -119,9 +119,8 @@ class ModelClient:
         bar = tqdm(total=len(requests), initial=hits, desc=desc or None, unit="call",
                    disable=not (slots and progress_enabled()), file=sys.stderr, leave=False)
 
-        def stored(key: str, result: ChatResult) -> None:
-            if not result.cached:
-                fresh.append(result)
+        def stored(key: str, result: ChatResult, paid: ChatResult) -> None:
+            fresh.append(paid)  # paid now, even when another process stored the key first
             for index in slots[key]:
                 results[index] = result
             bar.update(len(slots[key]))
@@ -147,7 +146,7 @@ class ModelClient:
         return cast(list[ChatResult], results)
 
     async def _fetch_batch(self, misses: dict[str, ChatRequest],
-                           stored: Callable[[str, ChatResult], None]) -> None:
+                           stored: Callable[[str, ChatResult, ChatResult], None]) -> None:
         """Misses through the provider's batch API; what it did not answer, one call each."""
         done = await self.provider.complete_batch(self.settings.model, misses)  # type: ignore[attr-defined]
         writer = GroupWriter(self.hub.cache, stored)
@@ -160,7 +159,7 @@ class ModelClient:
             await self._fetch(rest, stored)
 
     async def _fetch(self, misses: dict[str, ChatRequest],
-                     stored: Callable[[str, ChatResult], None]) -> None:
+                     stored: Callable[[str, ChatResult, ChatResult], None]) -> None:
         limit = self.hub.limit(self.settings.provider)
         writer = GroupWriter(self.hub.cache, stored)
         failures: list[Exception] = []

@@ -62,10 +62,15 @@ class DocumentFrequencies:
 
     @classmethod
     def of(cls, texts: Iterable[str]) -> DocumentFrequencies:
+        return cls.of_terms(terms(text) for text in texts)
+
+    @classmethod
+    def of_terms(cls, term_sets: Iterable[frozenset[str]]) -> DocumentFrequencies:
+        """From texts already tokenised (a corpus tokenises each of its texts once)."""
         counts: Counter[str] = Counter()
         n = 0
-        for text in texts:
-            counts.update(terms(text))
+        for found in term_sets:
+            counts.update(found)
             n += 1
         return cls(n_docs=n, df=dict(counts))
 
@@ -85,12 +90,18 @@ class Coverage:
 
 def coverage(claim: str, evidence: str, frequencies: DocumentFrequencies) -> Coverage:
     """Score how much of ``claim`` is attested in ``evidence`` (0 when the claim has no terms)."""
-    claim_terms = terms(claim)
-    matched = claim_terms & terms(evidence)
-    total = sum(frequencies.weight(t) for t in claim_terms)
-    score = sum(frequencies.weight(t) for t in matched) / total if total else 0.0
-    return Coverage(score=score, matched=tuple(sorted(matched)),
-                    claim_terms=tuple(sorted(claim_terms)))
+    return coverage_of_terms(terms(claim), terms(evidence), frequencies)
+
+
+def coverage_of_terms(claim_terms: frozenset[str], evidence_terms: frozenset[str],
+                      frequencies: DocumentFrequencies) -> Coverage:
+    """:func:`coverage` of texts already tokenised. The sums are ``math.fsum`` over sorted
+    terms: correctly rounded, so a score never depends on set order (``PYTHONHASHSEED``)."""
+    claimed = tuple(sorted(claim_terms))
+    matched = tuple(t for t in claimed if t in evidence_terms)
+    total = math.fsum(frequencies.weight(t) for t in claimed)
+    score = math.fsum(frequencies.weight(t) for t in matched) / total if total else 0.0
+    return Coverage(score=score, matched=matched, claim_terms=claimed)
 
 
 LEXICAL_THRESHOLD = 0.30
@@ -111,14 +122,20 @@ class LexicalCorpus:
 
     def __init__(self, items: Sequence[tuple[str, str]]):
         self.items = list(items)
-        self.frequencies = DocumentFrequencies.of(text for _, text in self.items)
+        self.item_terms = [terms(text) for _, text in self.items]
+        """Each item tokenised once, however many texts are ranked against it."""
+        self.frequencies = DocumentFrequencies.of_terms(self.item_terms)
 
     def rank(self, text: str) -> list[Support]:
         """Every item's support for ``text``, best first; ties keep corpus order."""
+        claimed = tuple(sorted(terms(text)))
+        weights = [self.frequencies.weight(term) for term in claimed]
+        total = math.fsum(weights)
         scored = []
-        for item_id, evidence in self.items:
-            found = coverage(text, evidence, self.frequencies)
-            scored.append(Support(item_id, found.score, found.matched))
+        for (item_id, _), item_terms in zip(self.items, self.item_terms, strict=True):
+            hits = [i for i, term in enumerate(claimed) if term in item_terms]
+            score = math.fsum(weights[i] for i in hits) / total if total else 0.0
+            scored.append(Support(item_id, score, tuple(claimed[i] for i in hits)))
         return sorted(scored, key=lambda s: -s.score)
 
 
