@@ -67,6 +67,7 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true",
                         help="say whether the results equal the committed ones, per metric")
     args = parser.parse_args()
+    args.work = args.work.resolve()  # stages run inside it: paths handed to them must be absolute
     if args.work.exists():
         shutil.rmtree(args.work)
     subprocess.run(["git", "clone", "-q", str(REPO), str(args.work)], check=True)
