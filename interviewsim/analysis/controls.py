@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from interviewsim.data.corpus import Pair, PersonalityData
+from interviewsim.data.records import ControlAnswer
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
 
@@ -28,29 +28,13 @@ ORACLE = "oracle"
 IMPOSTOR = "impostor"
 
 
-@dataclass(frozen=True)
-class ControlAnswer:
-    """One control's answer to one held-out question (a line of controls/answers.jsonl)."""
-
-    personality_id: str
-    control: str
-    qa_id: str
-    interview_id: str
-    question: str
-    response: str
-    source_personality_id: str
-    source_qa_id: str
-    similarity: float | None
-
-    def record(self) -> dict:
-        return asdict(self)
-
-
 def oracle_answers(person: PersonalityData) -> list[ControlAnswer]:
     """The person's own held-out answers, in held-out order."""
     pid = person.personality_id
-    return [ControlAnswer(pid, ORACLE, p.qa_id, p.interview_id, p.question, p.response, pid,
-                          p.qa_id, None) for p in person.heldout]
+    return [ControlAnswer(personality_id=pid, control=ORACLE, qa_id=p.qa_id,
+                          interview_id=p.interview_id, question=p.question, response=p.response,
+                          source_personality_id=pid, source_qa_id=p.qa_id)
+            for p in person.heldout]
 
 
 def _tie_break(seed: int, pid: str, qa_id: str, candidate: tuple[str, Pair]) -> str:
@@ -79,8 +63,9 @@ def impostor_answers(heldout: dict[str, list[Pair]], embed: EmbedFn, seed: int,
         tied = [pool[i] for i in np.flatnonzero(others & (scores == best))]
         owner, source = min(tied, key=lambda c: _tie_break(seed, pid, pair.qa_id, c))
         found.setdefault(pid, []).append(ControlAnswer(
-            pid, IMPOSTOR, pair.qa_id, pair.interview_id, pair.question, source.response, owner,
-            source.qa_id, best))
+            personality_id=pid, control=IMPOSTOR, qa_id=pair.qa_id,
+            interview_id=pair.interview_id, question=pair.question, response=source.response,
+            source_personality_id=owner, source_qa_id=source.qa_id, similarity=best))
     return found
 
 

@@ -18,11 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from interviewsim.context.strategies import ContextSelection
 from interviewsim.data.corpus import Pair
 from interviewsim.data.jsonio import read_jsonl
+from interviewsim.data.records import ControlAnswer
 from interviewsim.errors import InputError, Problem, validation_problems
 from interviewsim.generation.prompt import context_block
 from interviewsim.llm.client import ModelClient
@@ -30,25 +31,7 @@ from interviewsim.mcq.answering import ask_and_score, rotated
 from interviewsim.mcq.models import McqItem
 from interviewsim.mcq.prompts import AnswerPrompt
 
-
-class ControlRecord(BaseModel):
-    """One line of the controls stage's answers.jsonl (the fields mcq-answer reads; others,
-    if the stage adds any, are ignored)."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    personality_id: str
-    control: str
-    qa_id: str
-    interview_id: str
-    question: str
-    response: str
-    source_personality_id: str
-    source_qa_id: str
-    similarity: float | None = None
-
-
-ControlRecords = dict[tuple[str, str], list[ControlRecord]]
+ControlRecords = dict[tuple[str, str], list[ControlAnswer]]
 """(personality_id, control) -> that control's records, in file (held-out) order."""
 
 
@@ -58,7 +41,7 @@ def read_control_records(path: str | Path, controls: Sequence[str]) -> ControlRe
     problems: list[Problem] = []
     for number, raw in enumerate(read_jsonl(path), start=1):
         try:
-            record = ControlRecord.model_validate(raw)
+            record = ControlAnswer.model_validate(raw)
         except ValidationError as exc:
             problems += validation_problems(exc, str(path), prefix=f"line {number}")
             continue
@@ -83,7 +66,7 @@ def control_context(pairs: Sequence[tuple[str, str]]) -> str:
 class ControlPrompt:
     control: str
     interview_id: str
-    pairs: tuple[ControlRecord, ...]
+    pairs: tuple[ControlAnswer, ...]
     """The control records the context was rendered from (their provenance is recorded)."""
     prompt: AnswerPrompt
     rotation: int = 0
