@@ -114,6 +114,7 @@ def test_prepare_depends_on_the_folder_params_names(tmp_path: Path) -> None:
 
     for command in (["git", "init", "-q"], ["dvc", "init", "-q"]):
         subprocess.run(command, cwd=root, env=env, check=True)
+    dvc("repro", "-q", "--single-item", "validate-params")  # every stage depends on it
     dvc("repro", "-q", "--single-item", "prepare")
     lock = yaml.safe_load((root / "dvc.lock").read_text())
     assert "inputs/people" in [d["path"] for d in lock["stages"]["prepare"]["deps"]]
