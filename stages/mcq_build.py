@@ -11,11 +11,12 @@ from tqdm import tqdm
 
 from interviewsim.data.corpus import iter_personalities
 from interviewsim.data.jsonio import write_jsonl_atomic
+from interviewsim.data.spool import Spool
 from interviewsim.data.stage_summary import write_summary
 from interviewsim.llm import ModelHub
+from interviewsim.llm.batching import fill_batches
 from interviewsim.mcq.asking import plan_asks
-from interviewsim.mcq.build import Status, atomic_asks, build_personality
-from interviewsim.mcq.models import McqItem
+from interviewsim.mcq.build import Status, atomic_asks, build_personalities
 from stages.common import MCQ_ITEMS_DIR, PREPARED_DIR, params_option, progress_enabled, read_params
 
 
@@ -69,22 +70,29 @@ def mcq_build(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: boo
         return
     totals: Counter[str] = Counter()
     per_person: dict[str, dict[str, int]] = {}
-    items: list[McqItem] = []
+
+    items = Spool()  # on disk until written: memory stays flat with personalities
 
     def records():
         people = tqdm(iter_personalities(prepared_dir), desc="mcq-build", unit="personality",
                       disable=not progress_enabled())
-        for person in people:
-            built = build_personality(person, client, params.mcq)
-            counts = built.counts()
-            totals.update(counts)
-            per_person[person.personality_id] = _counts(counts)
-            items.extend(built.items)
-            for record in built.records:
-                yield record.model_dump(mode="json")
+        # personalities grouped until their pairs fill the endpoint's concurrency (one
+        # personality at a time left an HTTP endpoint idle between small batches)
+        chunks = fill_batches(people, lambda person: len(person.heldout),
+                              client.batch_target, client.first_batch_target)
+        for chunk in chunks:
+            for person, built in zip(chunk, build_personalities(chunk, client, params.mcq),
+                                     strict=True):
+                counts = built.counts()
+                totals.update(counts)
+                per_person[person.personality_id] = _counts(counts)
+                for item in built.items:
+                    items.append(item.model_dump(mode="json"))
+                for record in built.records:
+                    yield record.model_dump(mode="json")
 
     write_jsonl_atomic(out_dir / "atomic_items.jsonl", records())
-    write_jsonl_atomic(out_dir / "mcqs.jsonl", (i.model_dump(mode="json") for i in items))
+    write_jsonl_atomic(out_dir / "mcqs.jsonl", items)
     summary = {"option_count": params.mcq.option_count, **_counts(totals),
                "by_personality": per_person}
     write_summary(out_dir / "summary.json", summary, hub.usage())

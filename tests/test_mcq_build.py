@@ -20,7 +20,7 @@ from interviewsim.experiment.params import Params, parse_params
 from interviewsim.llm.hub import ModelHub
 from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.types import ChatRequest
-from interviewsim.mcq.build import build_personality
+from interviewsim.mcq.build import build_personalities, build_personality
 from tests.factories import make_doc, write_doc
 
 DEFAULTS = Params()
@@ -146,3 +146,17 @@ def test_three_option_build_uses_the_three_contract_roles(tmp_path, hub):
     assert built.items and all(i.labels == ("A", "B", "C") for i in built.items)
     assert {o.role for i in built.items for o in i.options} == {
         "correct", "opposite_negation", "near_miss"}
+
+
+def test_personalities_built_together_equal_one_at_a_time(tmp_path, hub):
+    """mcq-build batches personalities to keep an endpoint busy; the records and items must be
+    exactly those of building each alone (same requests, same answers)."""
+    people = list(iter_personalities(prepared(tmp_path, people=("P1", "P2", "P3"))))
+    client = hub.client(DEFAULTS.models.mcq_builder, label="mcq_builder")
+    alone = [build_personality(person, client, DEFAULTS.mcq) for person in people]
+    calls = len(hub.scripted.calls)
+    together = build_personalities(people, client, DEFAULTS.mcq)
+    assert len(hub.scripted.calls) == calls  # every request was already answered: the same ones
+    assert [b.records for b in together] == [b.records for b in alone]
+    assert [b.items for b in together] == [b.items for b in alone]
+    assert {i.personality_id for b in together for i in b.items} == {"P1", "P2", "P3"}

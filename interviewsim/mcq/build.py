@@ -10,7 +10,7 @@ gate rejects is re-asked like a broken contract (as the fact summary's gate does
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -21,7 +21,7 @@ from interviewsim.data.records import CallRecord
 from interviewsim.errors import ParseError
 from interviewsim.experiment.params import McqParams
 from interviewsim.llm.client import ModelClient
-from interviewsim.mcq.asking import Ask, ask_until_valid
+from interviewsim.mcq.asking import Ask, Outcome, ask_until_valid
 from interviewsim.mcq.gate import AnswerKind, grounding_gate
 from interviewsim.mcq.models import AtomicItem, McqItem
 from interviewsim.mcq.parsers import parse_atomic, parse_mcq
@@ -107,11 +107,58 @@ GATE_REJECTED = "rejected by the grounding gate: "
 def build_personality(person: PersonalityData, client: ModelClient,
                       params: McqParams) -> BuiltPersonality:
     """Atomic items for every held-out pair, gated, turned into shuffled MCQs."""
+    return build_personalities([person], client, params)[0]
+
+
+def build_personalities(people: Sequence[PersonalityData], client: ModelClient,
+                        params: McqParams) -> list[BuiltPersonality]:
+    """:func:`build_personality` of several personalities with one model batch per phase
+    (atomic items, then MCQs), so an endpoint's concurrency stays busy across personalities;
+    the requests, and so the cached answers and the records, are those of one at a time."""
+    label = ", ".join(p.personality_id for p in people[:3]) + (
+        f" +{len(people) - 3}" if len(people) > 3 else "")
+    per_person = [atomic_asks(person, client.supports_grammar, params) for person in people]
+    flat = [ask for asks in per_person for ask in asks]
+    outcomes = ask_until_valid(client, flat, lambda _, text: parse_atomic(text),
+                               params.max_attempts, desc=f"atomic {label}")
+    states: list[tuple[PersonalityData, list[AtomicRecord], list[tuple[int, AtomicItem]]]] = []
+    start = 0
+    for person, asks in zip(people, per_person, strict=True):
+        mine = outcomes[start:start + len(asks)]
+        start += len(asks)
+        states.append((person, *_gated(person, mine, params)))
+    n = params.option_count
+    owners = [(k, index, atomic) for k, (_, _, candidates) in enumerate(states)
+              for index, atomic in candidates]
+    asks = [Ask(mcq_messages(atomic, n),
+                constraint=mcq_constraint(atomic, n, client.supports_grammar,
+                                          client.supports_json_schema),
+                max_tokens=mcq_max_tokens(atomic, n, client.settings.max_tokens))
+            for _, _, atomic in owners]
+    mcqs = ask_until_valid(client, asks, lambda i, text: parse_mcq(text, owners[i][2], n),
+                           params.max_attempts, desc=f"mcq {label}")
+    built = [BuiltPersonality(records=records, items=[]) for _, records, _ in states]
+    for (k, index, _), asked in zip(owners, mcqs, strict=True):
+        person, records, _ = states[k]
+        record, pair = records[index], person.heldout[index]
+        record.mcq_calls = asked.calls
+        if asked.value is None:
+            record.status, record.reason = "dropped_invalid_mcq", asked.error
+            continue
+        options, correct = shuffle_options(asked.value, params.shuffle_seed, record.item_id)
+        built[k].items.append(McqItem(
+            item_id=record.item_id, personality_id=person.personality_id, qa_id=pair.qa_id,
+            interview_id=pair.interview_id, option_count=n, question=asked.value.question,
+            options=options, correct_label=correct))
+    return built
+
+
+def _gated(person: PersonalityData, atomics: Sequence[Outcome], params: McqParams
+           ) -> tuple[list[AtomicRecord], list[tuple[int, AtomicItem]]]:
+    """One record per held-out pair from its atomic outcome and the gate, and the items that
+    go on to an MCQ (with their held-out position)."""
     pid = person.personality_id
     frequencies = DocumentFrequencies.of(p.response for p in person.heldout)
-    atomics = ask_until_valid(client, atomic_asks(person, client.supports_grammar, params),
-                              lambda _, text: parse_atomic(text), params.max_attempts,
-                              desc=f"atomic {pid}")
     records: list[AtomicRecord] = []
     candidates: list[tuple[int, AtomicItem]] = []
     for index, (pair, asked) in enumerate(zip(person.heldout, atomics, strict=True)):
@@ -136,25 +183,4 @@ def build_personality(person: PersonalityData, client: ModelClient,
             record.reason = gate.reason(params.grounding_threshold)
             continue
         candidates.append((index, atomic))
-
-    n = params.option_count
-    asks = [Ask(mcq_messages(atomic, n),
-                constraint=mcq_constraint(atomic, n, client.supports_grammar,
-                                          client.supports_json_schema),
-                max_tokens=mcq_max_tokens(atomic, n, client.settings.max_tokens))
-            for _, atomic in candidates]
-    mcqs = ask_until_valid(client, asks, lambda i, text: parse_mcq(text, candidates[i][1], n),
-                           params.max_attempts, desc=f"mcq {pid}")
-    items: list[McqItem] = []
-    for (index, _), asked in zip(candidates, mcqs, strict=True):
-        record, pair = records[index], person.heldout[index]
-        record.mcq_calls = asked.calls
-        if asked.value is None:
-            record.status, record.reason = "dropped_invalid_mcq", asked.error
-            continue
-        options, correct = shuffle_options(asked.value, params.shuffle_seed, record.item_id)
-        items.append(McqItem(item_id=record.item_id, personality_id=pid, qa_id=pair.qa_id,
-                             interview_id=pair.interview_id, option_count=n,
-                             question=asked.value.question, options=options,
-                             correct_label=correct))
-    return BuiltPersonality(records=records, items=items)
+    return records, candidates
