@@ -181,7 +181,7 @@ def judge_person(person: PersonalityData, plan: JudgePlan, judge: NamedModelSett
         [Outcome.invalid(plan.fc_unavailable or "") for _ in plan.answers]
     ps = iter(outcomes[2])
     for what, judged in ((CS, cs), (FC, fc)):
-        for kind in (CS, f"control_{CS}") if what == CS else (FC, f"control_{FC}"):
+        for kind in (what, f"control_{what}"):
             mine = [o for a, o in zip(plan.answers, judged, strict=True)
                     if _count_as(a, what) == kind]
             if mine or not kind.startswith("control_"):

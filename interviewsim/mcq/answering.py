@@ -69,6 +69,12 @@ class Prompted(Protocol):
     @property
     def prompt(self) -> AnswerPrompt: ...
 
+    @property
+    def interview_id(self) -> str: ...
+
+    @property
+    def rotation(self) -> int: ...
+
 
 def rotated(prompt: AnswerPrompt, rotation: int) -> AnswerPrompt:
     """``prompt`` with every item's options rotated; rotation 0 returns it unchanged, so its
@@ -132,21 +138,20 @@ def ask_and_score(client: ModelClient, groups: Sequence[Prompted], max_attempts:
 def answer_groups(client: ModelClient, answerer: str, groups: Sequence[GroupPrompt],
                   max_attempts: int, desc: str) -> list[dict]:
     """Ask, parse (with re-asks) and score every strategy group; one audit record per group."""
-    records = []
-    for group, (outcome, items) in zip(groups, ask_and_score(client, groups, max_attempts, desc),
-                                       strict=True):
-        records.append({
-            "personality_id": group.prompt.personality_id,
-            "strategy": group.strategy,
-            "answerer": answerer,
-            "interview_id": group.interview_id,
-            "rotation": group.rotation,
-            "context_pair_ids": list(group.selection.pair_ids),
-            "context_profile": group.selection.profile is not None,
-            "context_dropped_for_budget": group.selection.dropped_for_budget,
-            "malformed": outcome.value is None,
-            "parse_error": outcome.error,
-            "items": items,
-            "calls": [c.model_dump() for c in outcome.calls],
-        })
-    return records
+    return [group_record(group, answerer, outcome, items, {
+                "strategy": group.strategy,
+                "context_pair_ids": list(group.selection.pair_ids),
+                "context_profile": group.selection.profile is not None,
+                "context_dropped_for_budget": group.selection.dropped_for_budget})
+            for group, (outcome, items)
+            in zip(groups, ask_and_score(client, groups, max_attempts, desc), strict=True)]
+
+
+def group_record(group: Prompted, answerer: str, outcome: Outcome,
+                 items: list[dict], where: dict[str, Any]) -> dict[str, Any]:
+    """The audit record of one answered group (a strategy's or a control's): ``where`` says
+    which condition and context it was asked under."""
+    return {"personality_id": group.prompt.personality_id, "answerer": answerer,
+            "interview_id": group.interview_id, "rotation": group.rotation, **where,
+            "malformed": outcome.value is None, "parse_error": outcome.error, "items": items,
+            "calls": [c.model_dump() for c in outcome.calls]}

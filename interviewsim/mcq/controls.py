@@ -27,7 +27,7 @@ from interviewsim.data.records import ControlAnswer
 from interviewsim.errors import InputError, Problem, validation_problems
 from interviewsim.generation.prompt import context_block
 from interviewsim.llm.client import ModelClient
-from interviewsim.mcq.answering import ask_and_score, rotated
+from interviewsim.mcq.answering import ask_and_score, group_record, rotated
 from interviewsim.mcq.models import McqItem
 from interviewsim.mcq.prompts import AnswerPrompt
 
@@ -97,21 +97,11 @@ def control_group_prompts(personality_id: str, groups: Sequence[tuple[str, Seque
 def answer_control_groups(client: ModelClient, answerer: str, groups: Sequence[ControlPrompt],
                           max_attempts: int, desc: str) -> list[dict]:
     """Ask, parse (with re-asks) and score every control group; one audit record per group."""
-    records = []
-    for group, (outcome, items) in zip(groups, ask_and_score(client, groups, max_attempts, desc),
-                                       strict=True):
-        records.append({
-            "personality_id": group.prompt.personality_id,
-            "control": group.control,
-            "answerer": answerer,
-            "interview_id": group.interview_id,
-            "rotation": group.rotation,
-            "context_pairs": [{"qa_id": r.qa_id, "source_personality_id": r.source_personality_id,
-                               "source_qa_id": r.source_qa_id, "similarity": r.similarity}
-                              for r in group.pairs],
-            "malformed": outcome.value is None,
-            "parse_error": outcome.error,
-            "items": items,
-            "calls": [c.model_dump() for c in outcome.calls],
-        })
-    return records
+    return [group_record(group, answerer, outcome, items, {
+                "control": group.control,
+                "context_pairs": [{"qa_id": r.qa_id,
+                                   "source_personality_id": r.source_personality_id,
+                                   "source_qa_id": r.source_qa_id, "similarity": r.similarity}
+                                  for r in group.pairs]})
+            for group, (outcome, items)
+            in zip(groups, ask_and_score(client, groups, max_attempts, desc), strict=True)]
