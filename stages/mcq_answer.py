@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -14,12 +15,15 @@ from interviewsim.context.strategies import RetrievalIndex
 from interviewsim.data.corpus import PersonalityData, grouped_by_personality, iter_personalities
 from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
 from interviewsim.data.records import ControlMetric, PersonalityMetric
+from interviewsim.data.spool import Spool
 from interviewsim.data.stage_summary import write_summary
 from interviewsim.experiment.params import Params
 from interviewsim.generation.prompt import LeakageGuard
 from interviewsim.llm import ModelHub
+from interviewsim.llm.batching import fill_batches, group_label, overlapped
 from interviewsim.mcq.answering import (
     GroupPrompt,
+    Prompted,
     answer_ask,
     answer_groups,
     group_prompt,
@@ -30,7 +34,6 @@ from interviewsim.mcq.asking import plan_asks
 from interviewsim.mcq.controls import (
     ControlPrompt,
     ControlRecords,
-    answer_control_groups,
     control_group_prompts,
     read_control_records,
 )
@@ -67,6 +70,16 @@ def _people_with_items(prepared_dir: Path, items_path: Path
 
 
 Groups = list[tuple[str, list[McqItem]]]
+
+
+@dataclass(frozen=True)
+class _Work:
+    """One personality's items and every prompt it is asked: the strategies' groups (params
+    order, each with its rotations), then the controls'."""
+
+    person: PersonalityData
+    items: list[McqItem]
+    prompts: list[Prompted]
 
 
 def _groups(person: PersonalityData, items: list[McqItem]) -> Groups:
@@ -188,19 +201,21 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, controls_
         embedder = open_embedder(params)
     items_path = items_dir / "mcqs.jsonl"
 
-    def people():
-        return tqdm(_people_with_items(prepared_dir, items_path), desc="mcq-answer",
-                    unit="personality", disable=not progress_enabled())
+    def work() -> Iterator[_Work]:
+        people = tqdm(_people_with_items(prepared_dir, items_path), desc="mcq-answer",
+                      unit="personality", disable=not progress_enabled())
+        for person, items in people:
+            groups = _groups(person, items)
+            yield _Work(person, items, [*_prompts(person, items, groups, params, embedder),
+                                        *_control_prompts(person, groups, control_records,
+                                                          params)])
 
     if dry_run:
         plan_totals: Counter[str] = Counter()
-        for person, items in people():
-            groups = _groups(person, items)
-            prompts = [*_prompts(person, items, groups, params, embedder),
-                       *_control_prompts(person, groups, control_records, params)]
+        for job in work():
             for client in clients.values():
                 plan = plan_asks(client, [answer_ask(p, client, client.settings.max_tokens)
-                                          for p in prompts])
+                                          for p in job.prompts])
                 plan_totals.update(calls=plan.calls, cache_hits=plan.cache_hits,
                                    est_prompt_tokens=plan.est_prompt_tokens)
         click.echo(f"mcq-answer (dry run): {plan_totals['calls']} calls, "
@@ -211,38 +226,53 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, controls_
     counts: Counter[str] = Counter()
     metrics: list[PersonalityMetric] = []
     control_metrics: list[ControlMetric] = []
-    control_answers: list[dict] = []
+    control_answers = Spool()  # on disk until written: memory stays flat with personalities
     chosen: list[ItemAnswer] = []
 
-    def answers():
-        for person, items in people():
-            groups = _groups(person, items)
-            prompts = _prompts(person, items, groups, params, embedder)
-            controls = _control_prompts(person, groups, control_records, params)
-            counts["personalities"] += 1
-            counts["items"] += len(items)
-            records: list[dict] = []
-            controlled: list[dict] = []
-            for name, client in clients.items():
-                desc = f"mcq-answer {person.personality_id} {name}"
-                own = answer_groups(client, name, prompts, params.mcq.max_attempts, desc)
-                for strategy in params.strategies:
-                    metrics.extend(_metrics(person, strategy, name, own))
-                records.extend(own)
-                if params.controls:
-                    own = answer_control_groups(client, name, controls, params.mcq.max_attempts,
-                                                f"{desc} controls")
+    def asked(chunk: list[_Work]) -> dict[str, list[list[dict]]]:
+        """Every answerer's records for a group of personalities, one model batch per answerer
+        (strategies and controls together), split back per personality."""
+        ids = group_label([job.person.personality_id for job in chunk])
+        prompts = [p for job in chunk for p in job.prompts]
+        answered = {}
+        for name, client in clients.items():
+            records = iter(answer_groups(client, name, prompts, params.mcq.max_attempts,
+                                         f"mcq-answer {name} {ids}"))
+            answered[name] = [[next(records) for _ in job.prompts] for job in chunk]
+        return answered
+
+    def answers() -> Iterator[dict]:
+        # personalities grouped until their prompts fill the endpoint's concurrency, the next
+        # group asked while this one is written (one personality at a time left an HTTP
+        # endpoint idle between small batches); records are written in personality order
+        chunks = fill_batches(work(), lambda job: len(job.prompts),
+                              max(c.batch_target for c in clients.values()),
+                              max(c.first_batch_target for c in clients.values()))
+        for chunk, answered in overlapped(chunks, asked, stop=hub.stop):
+            for k, job in enumerate(chunk):
+                person = job.person
+                counts["personalities"] += 1
+                counts["items"] += len(job.items)
+                records: list[dict] = []
+                controlled: list[dict] = []
+                for name in clients:
+                    own = [r for r in answered[name][k] if "strategy" in r]
+                    for strategy in params.strategies:
+                        metrics.extend(_metrics(person, strategy, name, own))
+                    records.extend(own)
+                    own = [r for r in answered[name][k] if "control" in r]
                     for control in params.controls:
                         control_metrics.extend(_control_metrics(person, control, name, own))
                     controlled.extend(own)
-            chosen.extend(item_answers(records, items))
-            _count(counts, "", records)
-            if params.controls:
-                _count(counts, "control_", controlled)
-            control_answers.extend(sorted(controlled, key=lambda r: (
-                r["control"], r["answerer"], r["interview_id"], r["rotation"])))
-            yield from sorted(records, key=lambda r: (r["strategy"], r["answerer"],
-                                                      r["interview_id"], r["rotation"]))
+                chosen.extend(item_answers(records, job.items))
+                _count(counts, "", records)
+                if params.controls:
+                    _count(counts, "control_", controlled)
+                for record in sorted(controlled, key=lambda r: (
+                        r["control"], r["answerer"], r["interview_id"], r["rotation"])):
+                    control_answers.append(record)
+                yield from sorted(records, key=lambda r: (r["strategy"], r["answerer"],
+                                                          r["interview_id"], r["rotation"]))
 
     write_jsonl_atomic(out_dir / "answers.jsonl", answers())
     metrics.sort(key=PersonalityMetric.sort_key)

@@ -22,6 +22,7 @@ from interviewsim.data.jsonio import read_jsonl
 from interviewsim.data.records import ControlMetric, PersonalityMetric
 from interviewsim.errors import ConfigError
 from interviewsim.experiment.params import parse_params
+from interviewsim.llm.client import ModelClient
 from interviewsim.llm.types import ChatRequest
 from interviewsim.mcq.controls import control_context
 from interviewsim.mcq.models import McqItem, McqOption
@@ -382,3 +383,36 @@ def test_the_dry_run_counts_every_rotation_and_control(built):
     # personalities x interviews x rotations x (strategies + controls)
     assert f"{2 * 2 * 2 * (len(STRATEGIES) + 2)} calls, 0 already cached" in ok(
         "mcq-answer", "--dry-run")
+
+
+def test_personalities_are_answered_in_one_batch_and_equal_one_at_a_time(built, monkeypatch):
+    """mcq-answer groups personalities until their prompts fill the endpoint's concurrency
+    (strategies and controls in one model batch); every output file must be exactly that of
+    asking one personality at a time."""
+    import interviewsim.mcq.answering as answering
+
+    batches: list[set[str]] = []
+    real = answering.ask_and_score
+
+    def counting(client, groups, max_attempts, desc):
+        batches.append({g.prompt.personality_id for g in groups})
+        return real(client, groups, max_attempts, desc)
+
+    monkeypatch.setattr(answering, "ask_and_score", counting)
+    write_controls(built)
+    write_params(built, {"reader": "reads_context"}, controls=["oracle", "impostor"],
+                 mcq={"rotations": 2})
+    outputs = {}
+    for concurrency in (64, 1):  # the endpoint's concurrency sets the batch targets
+        monkeypatch.setattr(ModelClient, "batch_target", property(lambda _, c=concurrency: 8 * c))
+        monkeypatch.setattr(ModelClient, "first_batch_target", property(lambda _, c=concurrency: c))
+        batches.clear()
+        ok("mcq-answer")
+        outputs[concurrency] = ({p.name: p.read_bytes() for p in (built / ANSWERS).iterdir()
+                                 if p.name not in ("summary.json", "run_log.json")},
+                                list(batches))
+    together, alone = outputs[64][1], outputs[1][1]
+    assert together == [{"P1", "P2"}]  # 2 x 2 x 2 x (2 + 2) = 32 prompts fit one batch
+    assert alone == [{"P1"}, {"P2"}]  # a first batch of one wave (1 prompt) ends at P1
+    assert outputs[64][0] == outputs[1][0]
+    assert len(outputs[64][0]) == 5

@@ -62,6 +62,13 @@ class GroupPrompt:
     rotation: int = 0
     """Labels the options sit down from the seeded shuffle (0: the shuffle itself)."""
 
+    def where(self) -> dict[str, Any]:
+        """The condition and context this group was asked under, for its audit record."""
+        return {"strategy": self.strategy,
+                "context_pair_ids": list(self.selection.pair_ids),
+                "context_profile": self.selection.profile is not None,
+                "context_dropped_for_budget": self.selection.dropped_for_budget}
+
 
 class Prompted(Protocol):
     """Anything answered as one grouped prompt (a strategy's group or a control's)."""
@@ -74,6 +81,8 @@ class Prompted(Protocol):
 
     @property
     def rotation(self) -> int: ...
+
+    def where(self) -> dict[str, Any]: ...
 
 
 def rotated(prompt: AnswerPrompt, rotation: int) -> AnswerPrompt:
@@ -135,14 +144,11 @@ def ask_and_score(client: ModelClient, groups: Sequence[Prompted], max_attempts:
     return scored
 
 
-def answer_groups(client: ModelClient, answerer: str, groups: Sequence[GroupPrompt],
+def answer_groups(client: ModelClient, answerer: str, groups: Sequence[Prompted],
                   max_attempts: int, desc: str) -> list[dict]:
-    """Ask, parse (with re-asks) and score every strategy group; one audit record per group."""
-    return [group_record(group, answerer, outcome, items, {
-                "strategy": group.strategy,
-                "context_pair_ids": list(group.selection.pair_ids),
-                "context_profile": group.selection.profile is not None,
-                "context_dropped_for_budget": group.selection.dropped_for_budget})
+    """Ask, parse (with re-asks) and score every group, strategies' and controls' alike in one
+    model batch; one audit record per group, in ``groups`` order."""
+    return [group_record(group, answerer, outcome, items, group.where())
             for group, (outcome, items)
             in zip(groups, ask_and_score(client, groups, max_attempts, desc), strict=True)]
 

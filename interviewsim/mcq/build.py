@@ -20,6 +20,7 @@ from interviewsim.data.corpus import Pair, PersonalityData
 from interviewsim.data.records import CallRecord
 from interviewsim.errors import ParseError
 from interviewsim.experiment.params import McqParams
+from interviewsim.llm.batching import group_label
 from interviewsim.llm.client import ModelClient
 from interviewsim.mcq.asking import Ask, Outcome, ask_until_valid
 from interviewsim.mcq.gate import AnswerKind, grounding_gate
@@ -115,8 +116,7 @@ def build_personalities(people: Sequence[PersonalityData], client: ModelClient,
     """:func:`build_personality` of several personalities with one model batch per phase
     (atomic items, then MCQs), so an endpoint's concurrency stays busy across personalities;
     the requests, and so the cached answers and the records, are those of one at a time."""
-    label = ", ".join(p.personality_id for p in people[:3]) + (
-        f" +{len(people) - 3}" if len(people) > 3 else "")
+    label = group_label([p.personality_id for p in people])
     per_person = [atomic_asks(person, client.supports_grammar, params) for person in people]
     flat = [ask for asks in per_person for ask in asks]
     outcomes = ask_until_valid(client, flat, lambda _, text: parse_atomic(text),

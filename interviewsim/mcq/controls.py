@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -26,8 +27,7 @@ from interviewsim.data.jsonio import read_jsonl
 from interviewsim.data.records import ControlAnswer
 from interviewsim.errors import InputError, Problem, validation_problems
 from interviewsim.generation.prompt import context_block
-from interviewsim.llm.client import ModelClient
-from interviewsim.mcq.answering import ask_and_score, group_record, rotated
+from interviewsim.mcq.answering import rotated
 from interviewsim.mcq.models import McqItem
 from interviewsim.mcq.prompts import AnswerPrompt
 
@@ -71,6 +71,14 @@ class ControlPrompt:
     prompt: AnswerPrompt
     rotation: int = 0
 
+    def where(self) -> dict[str, Any]:
+        """The control and the provenance of its context pairs, for the audit record."""
+        return {"control": self.control,
+                "context_pairs": [{"qa_id": r.qa_id,
+                                   "source_personality_id": r.source_personality_id,
+                                   "source_qa_id": r.source_qa_id, "similarity": r.similarity}
+                                  for r in self.pairs]}
+
 
 def control_group_prompts(personality_id: str, groups: Sequence[tuple[str, Sequence[McqItem]]],
                           records: ControlRecords, controls: Sequence[str],
@@ -92,16 +100,3 @@ def control_group_prompts(personality_id: str, groups: Sequence[tuple[str, Seque
             prompts += [ControlPrompt(control, interview_id, pairs, rotated(prompt, r), r)
                         for r in range(rotations)]
     return prompts
-
-
-def answer_control_groups(client: ModelClient, answerer: str, groups: Sequence[ControlPrompt],
-                          max_attempts: int, desc: str) -> list[dict]:
-    """Ask, parse (with re-asks) and score every control group; one audit record per group."""
-    return [group_record(group, answerer, outcome, items, {
-                "control": group.control,
-                "context_pairs": [{"qa_id": r.qa_id,
-                                   "source_personality_id": r.source_personality_id,
-                                   "source_qa_id": r.source_qa_id, "similarity": r.similarity}
-                                  for r in group.pairs]})
-            for group, (outcome, items)
-            in zip(groups, ask_and_score(client, groups, max_attempts, desc), strict=True)]
