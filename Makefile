@@ -26,7 +26,7 @@ run: setup
 	dvc pull -q $(SAMPLE_CACHE).dvc
 	interviewsim cache merge $(SAMPLE_CACHE)
 	dvc repro
-	@echo "Report: reports/report.md   Metrics: dvc metrics show"
+	@echo "Report: reports/report.md   Metrics: dvc metrics show reports/headline"
 	@echo "MLflow UI: $(BIN)/mlflow ui --backend-store-uri sqlite:///mlflow.db"
 
 # The whole pipeline from an empty response cache, on a clone of HEAD in .cold-run/, calling

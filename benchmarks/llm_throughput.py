@@ -80,12 +80,12 @@ def http_throughput(levels: list[int], seconds: float) -> None:
 
 
 async def raw_openai(base_url: str, level: int, count: int) -> tuple[float, float]:
-    """The same requests straight through the openai client and transport the seam uses, with
-    no cache, retries or accounting: what the seam's own overhead is measured against."""
+    """The same requests straight through the openai client on its default httpx pool (the
+    seam's default ``openai-sdk`` transport), with no cache, retries or accounting: what the
+    seam's own overhead is measured against."""
     import openai
 
-    client = openai.AsyncOpenAI(api_key="sk-bench", base_url=base_url, max_retries=0,
-                                http_client=openai.DefaultAioHttpClient())
+    client = openai.AsyncOpenAI(api_key="sk-bench", base_url=base_url, max_retries=0)
     limit = asyncio.Semaphore(level)
 
     async def one(i: int) -> object:

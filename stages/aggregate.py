@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from interviewsim.analysis.headline import headline_files
 from interviewsim.analysis.metrics import (
     flat_metrics,
     load_cells,
@@ -22,7 +23,7 @@ from interviewsim.analysis.report import (
     row_order,
 )
 from interviewsim.analysis.stats import confidence_intervals, pairwise_tests
-from interviewsim.analysis.trust import build_trust_report, trust_inputs
+from interviewsim.analysis.trust import TrustReport, build_trust_report, trust_inputs
 from interviewsim.data.jsonio import (
     canonical_json,
     load_json_strict,
@@ -33,12 +34,26 @@ from interviewsim.data.jsonio import (
     write_text_atomic,
 )
 from interviewsim.experiment.params import Params
-from stages.common import JUDGED_DIR, MCQ_ANSWERS_DIR, REPORTS_DIR, params_option, read_params
+from stages.common import (
+    CONTROLS_DIR,
+    GENERATED_DIR,
+    JUDGED_DIR,
+    MCQ_ANSWERS_DIR,
+    PREPARED_DIR,
+    REPORTS_DIR,
+    params_option,
+    read_params,
+)
 
 SAMPLE_PER_GROUP = 3
 """Judgments kept per (strategy, judge, metric) in the sample attached to the MLflow run."""
 
-_path = click.Path(dir_okay=False, exists=True, path_type=Path)
+TABLE_JUDGMENTS = (JUDGED_DIR / "judgments.jsonl", JUDGED_DIR / "control_judgments.jsonl")
+TABLE_ANSWERS = (GENERATED_DIR / "answers.jsonl", CONTROLS_DIR / "answers.jsonl")
+TABLE_HELDOUT = PREPARED_DIR / "heldout_pairs.jsonl"
+"""What the MLflow evaluation table is built from (files that do not exist are skipped)."""
+
+_path = click.Path(dir_okay=False, path_type=Path)
 
 
 def _summaries(paths: Iterable[Path]) -> dict[str, dict]:
@@ -67,10 +82,20 @@ def _sample(paths: Iterable[Path]) -> list[dict]:
 def _inputs_hash(files: Iterable[Path], params: Params) -> str:
     """What makes two executions identical: every file read and the code that turns them into
     numbers (both by content, as DVC sees its deps), and the params."""
-    from interviewsim.analysis import agreement, metrics, report, stats, tracking, trust, validity
+    from interviewsim.analysis import (
+        agreement,
+        headline,
+        metrics,
+        report,
+        stats,
+        tracking,
+        tracking_view,
+        trust,
+        validity,
+    )
 
     code = [Path(m.__file__) for m in (metrics, report, stats, tracking, agreement, trust,
-                                       validity) if m.__file__]
+                                       validity, headline, tracking_view) if m.__file__]
     digests = {str(path): sha256_hex(path.read_bytes()) for path in sorted(set(files))}
     code_digests = {path.name: sha256_hex(path.read_bytes()) for path in [*code, Path(__file__)]}
     return sha256_hex(canonical_json({"files": digests, "code": code_digests,
@@ -109,10 +134,10 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
               control_paths: tuple[Path, ...], baseline: str,
               out_dir: Path, no_mlflow: bool) -> None:
     """Macro-average every metric over personalities (the headline; the pooled value over all
-    units goes beside it), test every pair of strategies, and write reports/ (metrics.json for
-    DVC, report.md, plots, per-personality CSV, significance.json);
+    units goes beside it), test every pair of strategies, and write reports/ (metrics.json and
+    headline/ for DVC, report.md, plots, per-personality CSV, significance.json);
     then log one MLflow parent run with a child per (strategy, judge), unless the same inputs
-    were logged before.
+    were logged before (docs/EXPERIMENTS.md "MLflow").
     """
     params = read_params(params_path)
     metric_files = [*judged, *mcq, *extra]
@@ -137,6 +162,12 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
     trust = build_trust_report(params, tests, control_paths, JUDGED_DIR, MCQ_ANSWERS_DIR)
     flat = flat_metrics(cells, usage) | trust.flat()
     write_json_atomic(out_dir / "metrics.json", flat)
+    headline_dir = out_dir / "headline"
+    headline_dir.mkdir(parents=True, exist_ok=True)
+    for stale in headline_dir.glob("*.json"):
+        stale.unlink()
+    for name, row in headline_files(cells, params.strategies, trust).items():
+        write_json_atomic(headline_dir / name, row)
     write_text_atomic(out_dir / "per_personality.csv", per_personality_csv(cells))
     write_json_atomic(out_dir / "significance.json", {
         "permutations": params.aggregate.permutations, "bootstrap": params.aggregate.bootstrap,
@@ -151,30 +182,65 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
         bootstrap=params.aggregate.bootstrap, trust=trust.render(),
     )
     write_text_atomic(out_dir / "report.md", render_report(report))
-    click.echo(f"report: {out_dir / 'report.md'}  (DVC: dvc metrics show; dvc plots show)")
+    click.echo(f"report: {out_dir / 'report.md'}  (DVC: dvc metrics show {headline_dir}; "
+               "dvc plots show)")
     if no_mlflow:
         return
 
+    _log_to_mlflow(params, params_path, cells, intervals, trust, flat, out_dir,
+                   read=[*metric_files, *summary_paths, *sample_from,
+                         *trust_inputs(control_paths, JUDGED_DIR, MCQ_ANSWERS_DIR)])
+
+
+def _log_to_mlflow(params: Params, params_path: Path, cells: dict, intervals: dict,
+                   trust: TrustReport, flat: dict, out_dir: Path,
+                   read: list[Path]) -> None:
+    """The parent run (headline, validity, report, plots, evaluation table, dataset) and its
+    children, unless the same inputs were logged before."""
+    from interviewsim.analysis import tracking_view as view
     from interviewsim.analysis.tracking import (
+        ParentExtras,
         child_runs,
+        committed_params,
         flatten_params,
         log_aggregate,
         run_identity,
     )
 
-    read = [*metric_files, *summary_paths, *sample_from,
-            *trust_inputs(control_paths, JUDGED_DIR, MCQ_ANSWERS_DIR)]
-    identity = run_identity(_inputs_hash(read, params))
+    table_files = [p for p in (*TABLE_JUDGMENTS, *TABLE_ANSWERS, TABLE_HELDOUT) if p.is_file()]
+    personalities = Path(params.data.personalities)
+    data_files = sorted(p for p in personalities.rglob("*") if p.is_file())
+    flat_params = flatten_params(params.model_dump(mode="json"))
+    committed = committed_params(params_path)
+    diff = None if committed is None else view.params_diff(flat_params, committed)
+    identity = run_identity(_inputs_hash([*read, *table_files, *data_files], params), diff=diff)
+    known = view.scorers(params)
+    dataset = view.folder_dataset(personalities)
+
+    def rows(paths: Iterable[Path]) -> Iterable[dict]:
+        return itertools.chain.from_iterable(read_jsonl(p) for p in paths if p.is_file())
+
+    extras = ParentExtras(
+        description=view.describe(identity.name, diff, dataset, known, cells,
+                                  params.strategies, trust),
+        dataset=dataset,
+        table=view.evaluation_table(rows(TABLE_JUDGMENTS), rows(TABLE_ANSWERS),
+                                    rows([TABLE_HELDOUT]),
+                                    [*params.controls, *params.strategies]),
+        view_metrics=view.headline_metric_names(cells, params.strategies),
+    )
     result = log_aggregate(
-        params.mlflow.tracking_uri, params.mlflow.experiment, identity,
-        params=flatten_params(params.model_dump(mode="json")), parent_metrics=flat,
-        children=child_runs(cells, intervals),
-        artifacts=[out_dir / name for name in ("report.md", "per_personality.csv",
-                                               "significance.json", "judgment_sample.jsonl",
-                                               "plots")],
+        params.mlflow.tracking_uri, params.mlflow.experiment, identity, params=flat_params,
+        parent_metrics=view.parent_metrics(cells, trust, flat),
+        children=child_runs(cells, intervals, known),
+        artifacts=[out_dir / name for name in ("report.md", "metrics.json", "headline",
+                                               "per_personality.csv", "significance.json",
+                                               "judgment_sample.jsonl", "plots")],
+        extras=extras,
     )
     state = "already logged, reused" if result.reused else "logged"
     click.echo(f"MLflow: run {identity.name!r} {state} ({result.parent_run_id}, "
                f"{len(result.child_run_ids)} child runs) in experiment "
                f"{params.mlflow.experiment!r}\n  view: mlflow ui --backend-store-uri "
-               f"{params.mlflow.tracking_uri}")
+               f"{params.mlflow.tracking_uri}\n  then open "
+               f"{view.runs_url(result.experiment_id)}")

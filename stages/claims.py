@@ -19,9 +19,9 @@ CLAIMS_DIR = Path("data/artifacts/claims")
 
 
 @click.command()
-@click.option("--answers", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--answers", type=click.Path(dir_okay=False, path_type=Path),
               default=GENERATED_DIR / "answers.jsonl", show_default=True)
-@click.option("--train-pairs", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--train-pairs", type=click.Path(dir_okay=False, path_type=Path),
               default=PREPARED_DIR / "train_pairs.jsonl", show_default=True)
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
               default=CLAIMS_DIR, show_default=True)

@@ -13,7 +13,14 @@ from interviewsim.analysis.controls import IMPOSTOR, control_answers
 from interviewsim.context.embeddings import open_embedder
 from interviewsim.data.corpus import iter_personalities
 from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
-from stages.common import CONTROLS_DIR, PREPARED_DIR, params_option, read_params
+from stages.common import (
+    CONTROLS_DIR,
+    PREPARED_DIR,
+    EmbeddingTally,
+    dry_run_option,
+    params_option,
+    read_params,
+)
 
 
 @click.command("controls")
@@ -22,7 +29,8 @@ from stages.common import CONTROLS_DIR, PREPARED_DIR, params_option, read_params
               show_default=True, help="Held-out pairs (from prepare).")
 @click.option("--out-dir", type=click.Path(path_type=Path), default=CONTROLS_DIR,
               show_default=True, help="Where answers.jsonl and summary.json go.")
-def controls(params_path: Path, prepared_dir: Path, out_dir: Path) -> None:
+@dry_run_option
+def controls(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: bool) -> None:
     """Build the control answers of every held-out question: ``oracle`` (the person's own
     answer) and ``impostor`` (another personality's real answer to the most similar question,
     by the retrieval embedder; ties broken by a seeded hash), as params.controls lists them.
@@ -34,8 +42,13 @@ def controls(params_path: Path, prepared_dir: Path, out_dir: Path) -> None:
     """
     params = read_params(params_path)
     embedder = open_embedder(params) if IMPOSTOR in params.controls else None
-    answers = control_answers(iter_personalities(prepared_dir), params.controls,
-                              embedder.embed if embedder is not None else None, params.seed)
+    tally = EmbeddingTally(embedder) if dry_run and embedder is not None else None
+    embed = tally.embed if tally is not None else embedder.embed if embedder else None
+    answers = control_answers(iter_personalities(prepared_dir), params.controls, embed,
+                              params.seed)
+    if dry_run:
+        click.echo(tally.report("controls") if tally else "controls (dry run): no model call")
+        return
     write_jsonl_atomic(out_dir / "answers.jsonl", (a.record() for a in answers))
     counts = Counter(a.control for a in answers)
     similarity = [a.similarity for a in answers if a.similarity is not None]

@@ -1,4 +1,4 @@
-"""DVC stage ``interview`` (command ``interview-experiment``): the interview agent at scale.
+"""DVC stage ``interview``: the interview agent at scale.
 
 It interviews every personality's twin under every strategy with the
 personality plan (the held-out questions as topics) and reports the fidelity gap, the
@@ -32,6 +32,7 @@ from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
 from interviewsim.data.records import PersonalityMetric
 from interviewsim.data.stage_summary import write_summary
 from interviewsim.experiment.params import ALL_STRATEGIES, Params
+from interviewsim.experiment.sizing import interview_calls, interview_strategies
 from interviewsim.llm import ModelHub
 from stages.common import PREPARED_DIR, params_option, progress_enabled, read_params
 
@@ -76,7 +77,7 @@ def _interview_all(params: Params, prepared_dir: Path, out_dir: Path, settings_p
         return hub.usage()
 
 
-@click.command("interview-experiment")
+@click.command("interview")
 @params_option
 @click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
               show_default=True)
@@ -89,9 +90,10 @@ def _interview_all(params: Params, prepared_dir: Path, out_dir: Path, settings_p
 @click.option("--strategy", "only", multiple=True, type=click.Choice(ALL_STRATEGIES),
               help="Interview under these strategies (repeatable) [default: params.yaml "
                    "interview.strategies]; each costs one interview per personality.")
-def interview_experiment(params_path: Path, prepared_dir: Path, out_dir: Path,
-                         settings_path: Path, plan_name: str | None,
-                         only: tuple[str, ...]) -> None:
+@click.option("--dry-run", is_flag=True,
+              help="Estimate calls and prompt tokens from the plan's turn budgets; call nothing.")
+def interview(params_path: Path, prepared_dir: Path, out_dir: Path, settings_path: Path,
+              plan_name: str | None, only: tuple[str, ...], dry_run: bool) -> None:
     """Interview every twin under every strategy; write the sessions and three metrics.
 
     Outputs: sessions/<personality>/<strategy>/ (each interview's artifacts), references.jsonl
@@ -102,8 +104,16 @@ def interview_experiment(params_path: Path, prepared_dir: Path, out_dir: Path,
     ``interview.strategies: []``) no model is called and the outputs are empty.
     """
     params = read_params(params_path)
-    wanted = only or tuple(params.interview.strategies)
-    strategies = [s for s in params.strategies if s in wanted]
+    strategies = interview_strategies(params, only)
+    if dry_run:
+        settings = load_agent_settings(settings_path)
+        base_plan = load_plan(plan_name or params.interview.plan)
+        calls = [c for person in iter_personalities(prepared_dir)
+                 for c in interview_calls(person, params, settings, base_plan, strategies)]
+        click.echo(f"interview (dry run): ~{sum(c.calls for c in calls)} calls (each section's "
+                   f"turn budget), ~{sum(c.prompt_tokens for c in calls)} prompt tokens; cache "
+                   "hits not counted (each turn's prompt depends on the answers before it)")
+        return
     metrics: list[PersonalityMetric] = []
     fidelity: list[dict] = []
     references: list[dict] = []

@@ -51,8 +51,6 @@ JUDGED_OUTPUTS = (CS, FC, "ps_runs")
 
 
 def _summaries(path: Path) -> dict[tuple[str, str], dict]:
-    if not path.is_file():
-        raise click.ClickException(f"{path} is missing; run `interviewsim fact-summary` first")
     return {(r["personality_id"], r["judge"]): r for r in read_jsonl(path)}
 
 

@@ -13,7 +13,15 @@ from interviewsim.context.strategies import RetrievalIndex, select_context
 from interviewsim.data.corpus import iter_personalities
 from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
 from interviewsim.generation.prompt import LeakageGuard
-from stages.common import CONTEXT_DIR, PREPARED_DIR, params_option, progress_enabled, read_params
+from stages.common import (
+    CONTEXT_DIR,
+    PREPARED_DIR,
+    EmbeddingTally,
+    dry_run_option,
+    params_option,
+    progress_enabled,
+    read_params,
+)
 
 
 @click.command("select-context")
@@ -22,7 +30,9 @@ from stages.common import CONTEXT_DIR, PREPARED_DIR, params_option, progress_ena
               show_default=True)
 @click.option("--out-dir", type=click.Path(path_type=Path), default=CONTEXT_DIR,
               show_default=True)
-def select_context_cmd(params_path: Path, prepared_dir: Path, out_dir: Path) -> None:
+@dry_run_option
+def select_context_cmd(params_path: Path, prepared_dir: Path, out_dir: Path,
+                       dry_run: bool) -> None:
     """Select each strategy's context for every held-out question.
 
     Writes contexts.jsonl (one record per personality, strategy and held-out qa_id: the profile
@@ -30,9 +40,10 @@ def select_context_cmd(params_path: Path, prepared_dir: Path, out_dir: Path) -> 
     Only training pairs are ever selected; a held-out id in a context stops the stage (exit 3).
     """
     params = read_params(params_path)
-    embedder = None
+    embedder = tally = None
     if {"retrieval", "hybrid"} & set(params.strategies):
         embedder = open_embedder(params)
+        tally = EmbeddingTally(embedder) if dry_run else None
     counts: Counter[str] = Counter()
     dropped: Counter[str] = Counter()
 
@@ -43,7 +54,7 @@ def select_context_cmd(params_path: Path, prepared_dir: Path, out_dir: Path) -> 
             guard = LeakageGuard(person)
             index = None
             if embedder is not None:
-                index = RetrievalIndex.build(person.train, embedder.embed,
+                index = RetrievalIndex.build(person.train, (tally or embedder).embed,
                                              params.context.retrieval_text)
                 index.warm([p.question for p in person.heldout])
             for strategy in params.strategies:
@@ -56,6 +67,12 @@ def select_context_cmd(params_path: Path, prepared_dir: Path, out_dir: Path) -> 
                     yield {"personality_id": person.personality_id, "qa_id": pair.qa_id,
                            **selection.as_record()}
 
+    if dry_run:
+        for _ in records():
+            pass
+        click.echo(tally.report("select-context") if tally else
+                   "select-context (dry run): no model call")
+        return
     total = write_jsonl_atomic(out_dir / "contexts.jsonl", records())
     write_json_atomic(out_dir / "summary.json", {
         "contexts": total,

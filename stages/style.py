@@ -1,4 +1,4 @@
-"""DVC stage ``style`` (command ``style-metrics``): filler rate, hedge rate and length of the
+"""DVC stage ``style``: filler rate, hedge rate and length of the
 generated answers against the real ones. Deterministic: no model is called."""
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from stages.common import GENERATED_DIR, PREPARED_DIR
 STYLE_OUT = Path("data/artifacts/style")
 
 
-@click.command("style-metrics")
-@click.option("--answers", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+@click.command("style")
+@click.option("--answers", type=click.Path(dir_okay=False, path_type=Path),
               default=GENERATED_DIR / "answers.jsonl", show_default=True)
 @click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
               show_default=True)
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
               default=STYLE_OUT, show_default=True)
-def style_metrics_cmd(answers: Path, prepared_dir: Path, out_dir: Path) -> None:
+def style(answers: Path, prepared_dir: Path, out_dir: Path) -> None:
     """Filler rate, hedge rate and length of generated vs real answers (absolute differences).
 
     Outputs: personality_metrics.jsonl (judge ``style``), metrics.json, summary.json.

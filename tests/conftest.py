@@ -25,3 +25,15 @@ def server() -> Iterator[MockOpenAI]:
     responder or a module-wide endpoint define their own ``server``, which takes precedence."""
     with MockOpenAI() as mock:
         yield mock
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                   "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy_from_the_machine(monkeypatch) -> None:
+    """The default transport honours proxy variables; a machine's own proxy must not sit
+    between a test and its loopback mock endpoint (tests/test_proxy.py sets its own)."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)

@@ -124,58 +124,14 @@ class Exchange:
         return self.outcome in ("ok", "length")
 
 
-def _last(messages: list[dict[str, Any]], role: str) -> str:
-    return next((str(m.get("content", "")) for m in reversed(messages)
-                 if m.get("role") == role), "")
-
-
-def _between(text: str, start: str, end: str) -> str:
-    return text.split(start, 1)[-1].split(end, 1)[0].strip()
-
-
 def contract_answer(body: dict[str, Any]) -> str:
     """A valid, deterministic answer to any InterviewSim prompt, in the contract its system
-    message asks for (generation, fact summary, CS, FC, PS, atomic item, MCQ, MCQ answers).
-    Values vary with a hash of the user message, so metrics are not all equal."""
-    from interviewsim.generation import prompt as generation
-    from interviewsim.judges import prompts as judge_prompts
-    from interviewsim.mcq import prompts as mcq
+    message asks for: the offline model (:mod:`interviewsim.experiment.offline_responder`)
+    answering the request body. Values vary with a hash of the user message, so metrics are
+    not all equal."""
+    from interviewsim.experiment.offline_responder import respond_to_body
 
-    messages = body.get("messages", [])
-    system, user = _last(messages, "system"), _last(messages, "user")
-    pick = int(hashlib.sha256(user.encode("utf-8")).hexdigest()[:8], 16)
-    if system == judge_prompts.CS_SYSTEM:
-        return json.dumps({"score": 1 + pick % 5, "explanation": "Both talk about the kiln."})
-    if system == judge_prompts.FACT_SUMMARY_SYSTEM:
-        return json.dumps({"summary": "A potter who talks about kilns, glazes and long firings.",
-                           "explanation": "Only what the answers say."})
-    if system == judge_prompts.FC_SYSTEM:
-        label = ("Entailment", "Neutral", "Contradiction")[pick % 3]
-        return json.dumps({"label": label, "explanation": "Compared with the summary."})
-    if system == judge_prompts.PS_SYSTEM:
-        level = ("Low", "Neutral", "High")[pick % 3]
-        return f"<rate>{level}</rate> <justification>The responses show it.</justification>"
-    if system == mcq.ATOMIC_SYSTEM:
-        question = _between(user, "Question: ", "\nResponse: ")
-        response = _between(user, "\nResponse: ", "\n</transcript>")
-        answer = " ".join(response.split()[:8]) or "nothing"
-        return f"Atomic Question: {question or 'What?'}\nAtomic Answer: {answer}"
-    if system == mcq.MCQ_SYSTEM:
-        question = _between(user, "<item>\nQuestion: ", "\nCorrect answer: ")
-        answer = _between(user, "\nCorrect answer: ", "\n</item>")
-        kinds = [line.split('"')[1] for line in user.split("\n")
-                 if line[:1].isdigit() and '"' in line]
-        texts = [answer, f"Never {answer}", f"{answer} twice over", "Something else entirely"]
-        options = [{"kind": kind, "text": text} for kind, text in zip(kinds, texts, strict=False)]
-        return json.dumps({"question": question, "options": options, "correct_answer": "A"})
-    if system == mcq.ANSWER_SYSTEM:
-        block = user.split("\nQuestions:\n", 1)[-1]
-        count = sum(1 for line in block.split("\n") if line.startswith("Q") and ": " in line
-                    and line[1:line.index(":")].isdigit())
-        return "\n".join(f"Q{i}: {'ABC'[(pick + i) % 3]}" for i in range(1, count + 1))
-    if system == generation.SYSTEM:
-        return f"Speaking for myself, the kiln takes {pick % 97} hours and I check it twice."
-    return echo(body)
+    return respond_to_body(body)
 
 
 def fake_embedding(text: str, dims: int = 16) -> list[float]:

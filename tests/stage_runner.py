@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -11,6 +12,8 @@ from click.testing import CliRunner, Result
 
 from stages.cli import cli
 from tests.factories import write_doc
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
@@ -47,8 +50,11 @@ def scripted_params(root: Path, script: str, **overrides) -> Path:
 
 
 def make_workspace(root: Path, docs: list[dict], script: str, **overrides) -> Path:
+    """Personalities, the interview agent's settings and plans (data/agent, as in the
+    repository) and a params.yaml whose every model is ``script``."""
     for doc in docs:
         write_doc(root / "data" / "personalities", doc)
+    shutil.copytree(REPO / "data" / "agent", root / "data" / "agent", dirs_exist_ok=True)
     scripted_params(root, script, **overrides)
     return root
 
@@ -56,3 +62,37 @@ def make_workspace(root: Path, docs: list[dict], script: str, **overrides) -> Pa
 def invoke(root: Path, *args: str) -> Result:
     with chdir(root):
         return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def offline_workspace(root: Path, docs: list[dict] | None = None) -> Path:
+    """A project with the repository's params.yaml and params.offline.yaml on top (what
+    ``dvc exp run $(interviewsim params paper-args params.offline.yaml)`` runs): every model is
+    the offline responder; the caches and MLflow stay inside ``root``."""
+    from interviewsim.experiment.paper import load_overrides, merge
+    from interviewsim.experiment.params import read_yaml
+    from tests.factories import make_doc
+
+    for doc in docs or [make_doc("P1", marker="p1"), make_doc("P2", marker="p2")]:
+        write_doc(root / "data" / "personalities", doc)
+    shutil.copytree(REPO / "data" / "agent", root / "data" / "agent", dirs_exist_ok=True)
+    params = merge(read_yaml(REPO / "params.yaml"), load_overrides(REPO / "params.offline.yaml"))
+    params["cache"] = {"path": str(root / "data/cache/responses.sqlite"),
+                       "embeddings_dir": str(root / "data/cache/embeddings")}
+    params["mlflow"] = {**params["mlflow"], "tracking_uri": f"sqlite:///{root / 'mlflow.db'}"}
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    return root
+
+
+def run_pipeline(root: Path, *extra_aggregate: str) -> dict:
+    """Every dvc.yaml stage in its order, with its command line, through the console entry
+    point (so exit codes are the command line's); stops at the first that fails. Returns
+    {stage: outcome}."""
+    from tests.reliability_kit import AGGREGATE, ALL_STAGES, DVC_STAGES, run_cli
+
+    outcomes = {}
+    for name, args in zip(DVC_STAGES, [*([c] for c in ALL_STAGES), [*AGGREGATE, *extra_aggregate]],
+                          strict=True):
+        outcomes[name] = run_cli(root, *args)
+        if outcomes[name].code != 0:
+            break
+    return outcomes

@@ -1,4 +1,4 @@
-"""``interviewsim interview`` end to end: a person driven through stdin, and a twin."""
+"""``interviewsim session`` end to end: a person driven through stdin, and a twin."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
 from interviewsim.agent.artifacts import FILES
@@ -14,6 +13,7 @@ from interviewsim.data.jsonio import read_jsonl
 from interviewsim.data.prepare import prepare_corpus
 from stages.cli import cli
 from tests.factories import make_doc, write_doc
+from tests.test_agent_support import scripted_params_file
 
 HUMAN_ANSWERS = [
     "Ready.",
@@ -34,21 +34,14 @@ HUMAN_ANSWERS = [
 
 @pytest.fixture
 def params_file(tmp_path: Path) -> Path:
-    path = tmp_path / "params.yaml"
-    path.write_text(yaml.safe_dump({
-        "cache": {"path": str(tmp_path / "cache.sqlite"),
-                  "embeddings_dir": str(tmp_path / "emb")},
-        "providers": {"local": {"kind": "scripted",
-                                "script": "tests.test_agent_support:scripted_model"}},
-    }), encoding="utf-8")
-    return path
+    return scripted_params_file(tmp_path)
 
 
 def test_human_interview_through_stdin_writes_every_artifact(tmp_path, params_file):
     out = tmp_path / "human"
     result = CliRunner().invoke(cli, [
-        "interview", "--human", "--coach", "live", "--params", str(params_file),
-        "--out", str(out)], input="\n".join(HUMAN_ANSWERS) + "\n")
+        "session", "--human", "--coach", "live", "--params", str(params_file),
+        "--out-dir", str(out)], input="\n".join(HUMAN_ANSWERS) + "\n")
     assert result.exit_code == 0, result.output
     assert "Interviewer: Question 1 on introduction" in result.output
     assert "Coach: What worked:" in result.output
@@ -65,8 +58,8 @@ def test_human_interview_through_stdin_writes_every_artifact(tmp_path, params_fi
 
 def test_human_leaving_early_still_gets_the_artifacts(tmp_path, params_file):
     out = tmp_path / "early"
-    result = CliRunner().invoke(cli, ["interview", "--human", "--params", str(params_file),
-                                      "--out", str(out)], input="Ready.\n/quit\n")
+    result = CliRunner().invoke(cli, ["session", "--human", "--params", str(params_file),
+                                      "--out-dir", str(out)], input="Ready.\n/quit\n")
     assert result.exit_code == 0, result.output
     assert "(candidate_left): 2 turns" in result.output
     history = list(read_jsonl(out / "state_history.jsonl"))
@@ -79,8 +72,8 @@ def test_twin_interview_runs_the_personality_plan(tmp_path, params_file):
     prepare_corpus(root, tmp_path / "prepared", 0.2)
     out = tmp_path / "twin"
     result = CliRunner().invoke(cli, [
-        "interview", "--personality", "P1", "--strategy", "hybrid", "--params", str(params_file),
-        "--prepared-dir", str(tmp_path / "prepared"), "--out", str(out)])
+        "session", "--personality", "P1", "--strategy", "hybrid", "--params", str(params_file),
+        "--prepared-dir", str(tmp_path / "prepared"), "--out-dir", str(out)])
     assert result.exit_code == 0, result.output
     card = json.loads((out / "scorecard.json").read_text())
     assert card["plan"] == "personality"
@@ -92,8 +85,8 @@ def test_twin_interview_runs_the_personality_plan(tmp_path, params_file):
 
 @pytest.mark.parametrize("args", [[], ["--human", "--personality", "P1"]])
 def test_interview_needs_exactly_one_candidate(params_file, args):
-    result = CliRunner().invoke(cli, ["interview", "--params", str(params_file), *args])
-    assert result.exit_code == 2 and "exactly one of --personality ID or --human" in result.output
+    result = CliRunner().invoke(cli, ["session", "--params", str(params_file), *args])
+    assert result.exit_code == 1 and "exactly one of --personality ID or --human" in result.output
 
 
 def test_unknown_personality_is_a_usage_error(tmp_path, params_file):
@@ -101,6 +94,6 @@ def test_unknown_personality_is_a_usage_error(tmp_path, params_file):
     write_doc(root, make_doc("P1", interviews=5, pairs=2))
     prepare_corpus(root, tmp_path / "prepared", 0.2)
     result = CliRunner().invoke(cli, [
-        "interview", "--personality", "nobody", "--params", str(params_file),
-        "--prepared-dir", str(tmp_path / "prepared"), "--out", str(tmp_path / "x")])
-    assert result.exit_code == 2 and "nobody" in result.output
+        "session", "--personality", "nobody", "--params", str(params_file),
+        "--prepared-dir", str(tmp_path / "prepared"), "--out-dir", str(tmp_path / "x")])
+    assert result.exit_code == 1 and "nobody" in result.output

@@ -57,7 +57,7 @@ def test_style_metrics_command_writes_rows_for_every_strategy(tmp_path, prepared
          "question": p["question"], "response": p["response"], "valid": True}
         for strategy in ("no-context", "hybrid") for p in heldout])
     out = tmp_path / "style"
-    result = CliRunner().invoke(main, ["style-metrics", "--answers", str(answers),
+    result = CliRunner().invoke(main, ["style", "--answers", str(answers),
                                        "--prepared-dir", str(prepared), "--out-dir", str(out)])
     assert result.exit_code == 0, result.output
     rows = list(read_jsonl(out / "personality_metrics.jsonl"))
@@ -77,7 +77,7 @@ def test_interview_experiment_reports_fidelity_gap_guardrails_and_coverage(tmp_p
     }), encoding="utf-8")
     out = tmp_path / "interview"
     result = CliRunner().invoke(main, [
-        "interview-experiment", "--params", str(params), "--prepared-dir", str(prepared),
+        "interview", "--params", str(params), "--prepared-dir", str(prepared),
         "--out-dir", str(out), "--strategy", "hybrid", "--strategy", "no-context"])
     assert result.exit_code == 0, result.output
     rows = [(r["strategy"], r["metric"], r["value"], r["n"], r["invalid"])
@@ -115,7 +115,7 @@ def test_with_no_interview_strategy_the_stage_calls_no_model_and_writes_empty_re
         tmp_path, prepared):
     out = tmp_path / "interview"
     result = CliRunner().invoke(main, [
-        "interview-experiment", "--params", str(_interview_params(tmp_path, [])),
+        "interview", "--params", str(_interview_params(tmp_path, [])),
         "--prepared-dir", str(prepared), "--out-dir", str(out)])
     assert result.exit_code == 0, result.output
     assert list(read_jsonl(out / "personality_metrics.jsonl")) == []
@@ -134,7 +134,7 @@ def test_interview_metrics_reach_metrics_json_and_mlflow_through_aggregate(tmp_p
 
     out = tmp_path / "interview"
     result = CliRunner().invoke(main, [
-        "interview-experiment", "--params", str(_interview_params(tmp_path, ["hybrid"])),
+        "interview", "--params", str(_interview_params(tmp_path, ["hybrid"])),
         "--prepared-dir", str(prepared), "--out-dir", str(out)])
     assert result.exit_code == 0, result.output
     assert {r["strategy"] for r in read_jsonl(out / "personality_metrics.jsonl")} == {"hybrid"}
@@ -152,6 +152,6 @@ def test_interview_metrics_reach_metrics_json_and_mlflow_through_aggregate(tmp_p
     client = mlflow.MlflowClient(f"sqlite:///{inputs / 'mlflow.db'}")
     experiment = client.get_experiment_by_name("interviewsim")
     child = client.search_runs([experiment.experiment_id],
-                               "tags.mlflow.runName = 'hybrid/agent'")[0]
+                               "tags.strategy = 'hybrid' and tags.judge = 'agent'")[0]
     assert child.data.metrics["fidelity_gap"] == 1.8
     assert child.data.metrics["guardrail_violation_rate"] == 0.0

@@ -8,12 +8,15 @@ params.yaml can name it (``providers.local.script``) for command-line tests.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 
+import yaml
+
 from interviewsim.agent.candidates import CandidateReply
+from interviewsim.experiment import offline_responder
+from interviewsim.experiment.offline_responder import action, score
+from interviewsim.experiment.offline_responder import say as say  # for the tests
 from interviewsim.experiment.params import Params
 from interviewsim.llm import ModelHub
 from interviewsim.llm.scripted import ScriptedProvider
@@ -22,35 +25,7 @@ from interviewsim.llm.types import ChatRequest
 Response = str | Callable[[ChatRequest], str] | None
 """A queued response: text, a callable of the request, or None for the persona's default."""
 
-SECTION_AREAS = {
-    "WARM_UP": "background",
-    "TECHNICAL_DEEP_DIVE": "distributed_systems",
-    "SYSTEM_DESIGN": "system_design",
-    "BEHAVIORAL": "collaboration",
-    "TOPICS": "experience",
-    "FOLLOW_UPS": "views",
-}
-FEEDBACK = json.dumps({
-    "what_worked": "You named the quorum size you used.",
-    "what_to_improve": "The trade-off came late.",
-    "how_to_improve": "Lead with the trade-off, then the numbers.",
-})
 TWIN_ANSWER = "I fired the anagama kiln for nine days with my neighbours."
-
-
-def action(name: str, **arguments: object) -> str:
-    return json.dumps({"action": name, "arguments": arguments})
-
-
-def say(text: str) -> str:
-    return action("say", text=text)
-
-
-def score(accuracy: int, clarity: int, depth: int, relevance: int, area: str,
-          summary: str = "answered") -> str:
-    return action("score_answer", technical_accuracy=accuracy, communication_clarity=clarity,
-                  depth_of_reasoning=depth, relevance=relevance, rubric_area=area,
-                  answer_summary=summary, notable_observations="")
 
 
 def flag(excerpt: str, followup: str, priority: str, kind: str = "vague_answer") -> str:
@@ -64,34 +39,16 @@ def transition(from_section: str, to_section: str, reason: str = "enough signal"
 
 
 def persona_of(request: ChatRequest) -> str:
-    system = request.messages[0].content
-    if system.startswith("You are Morgan"):
-        return "interviewer"
-    if system.startswith("You are a silent evaluator"):
-        return "evaluator"
-    if system.startswith("You are Sam"):
-        return "coach"
-    return "candidate"
-
-
-def _section(request: ChatRequest, pattern: str) -> str:
-    text = "\n".join(m.content for m in request.messages[:2])
-    match = re.search(pattern, text)
-    return match.group(1) if match else "WARM_UP"
+    return offline_responder.persona_of(request.messages[0].content)
 
 
 def default_response(persona: str, request: ChatRequest) -> str:
-    if persona == "interviewer":
-        section = _section(request, r"Current section: ([A-Z_]+)")
-        asked = sum(1 for m in request.messages if m.role == "assistant")
-        return say(f"Question {asked + 1} on {section.lower().replace('_', ' ')}: "
-                   "how did you approach it?")
-    if persona == "evaluator":
-        section = _section(request, r"Section: ([A-Z_]+)")
-        return score(6, 7, 5, 8, SECTION_AREAS.get(section, "background"))
-    if persona == "coach":
-        return FEEDBACK
-    return TWIN_ANSWER
+    """The offline model's agent answers (interviewsim/experiment/offline_responder.py); a
+    twin always gives :data:`TWIN_ANSWER`."""
+    if persona == "candidate":
+        return TWIN_ANSWER
+    return offline_responder.agent_answer(persona, [(m.role, m.content)
+                                                    for m in request.messages])
 
 
 class PersonaScript:
@@ -114,6 +71,18 @@ class PersonaScript:
 def scripted_model(request: ChatRequest) -> str:
     """The defaults alone, for a params.yaml ``providers.local.script`` reference."""
     return default_response(persona_of(request), request)
+
+
+def scripted_params_file(tmp_path: Path) -> Path:
+    """A params.yaml whose ``local`` provider is :func:`scripted_model`, for command tests."""
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump({
+        "cache": {"path": str(tmp_path / "cache.sqlite"),
+                  "embeddings_dir": str(tmp_path / "emb")},
+        "providers": {"local": {"kind": "scripted",
+                                "script": "tests.test_agent_support:scripted_model"}},
+    }), encoding="utf-8")
+    return path
 
 
 def make_hub(tmp_path: Path, script: Callable[[ChatRequest], str],

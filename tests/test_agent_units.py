@@ -263,7 +263,7 @@ def test_shipped_plans_load_with_the_specified_sections():
     technical = load_plan("technical")
     assert [s.name for s in technical.states] == [
         "INTRODUCTION", "WARM_UP", "TECHNICAL_DEEP_DIVE", "SYSTEM_DESIGN", "BEHAVIORAL",
-        "CANDIDATE_QA", "WRAP_UP"]
+        "FOLLOW_UPS", "CANDIDATE_QA", "WRAP_UP"]
     assert technical.terminal_state == "COMPLETE"
     personality = load_plan("personality")
     assert [s.name for s in personality.states] == ["OPENING", "TOPICS", "FOLLOW_UPS", "CLOSING"]
@@ -272,8 +272,8 @@ def test_shipped_plans_load_with_the_specified_sections():
 def _plan(**overrides):
     data = {"name": "p", "title": "t", "total_minutes": 10, "max_total_turns": 5,
             "closing_state": "B", "rubric": [{"id": "a", "weight": 1, "description": "d"}],
-            "states": [{"name": "A", "entry_instruction": "x", "max_turns": 2},
-                       {"name": "B", "entry_instruction": "y", "max_turns": 1}]}
+            "states": [{"name": "A", "entry_instruction": "x", "max_turns": 2, "scored": False},
+                       {"name": "B", "entry_instruction": "y", "max_turns": 1, "scored": False}]}
     data.update(overrides)
     return data
 
@@ -290,6 +290,16 @@ def test_a_plan_with_an_unknown_exit_condition_is_rejected():
     data["states"][0]["exit_conditions"] = ["vibes_are_good"]
     with pytest.raises(ConfigError, match="exit_conditions"):
         parse_plan(data, "p.yaml")
+
+
+def test_a_plan_whose_waiting_follow_ups_could_never_be_asked_is_rejected():
+    data = _plan()
+    data["states"][0]["scored"] = True
+    with pytest.raises(ConfigError, match="waiting follow-ups would never be asked"):
+        parse_plan(data, "p.yaml")
+    data["states"].insert(1, {"name": "F", "entry_instruction": "f", "max_turns": 2,
+                              "question_source": "flags", "exit_conditions": ["flags_resolved"]})
+    assert [s.name for s in parse_plan(data, "p.yaml").states] == ["A", "F", "B"]
 
 
 def test_state_machine_refuses_illegal_requests_and_ends_sections_on_budget():

@@ -1,5 +1,5 @@
-"""Lexical artifacts do not depend on the interpreter's hash seed: the claims stage, run in two
-subprocesses with different ``PYTHONHASHSEED``, writes byte-identical files (set iteration
+"""Lexical artifacts do not depend on the interpreter's hash seed: the claims and style stages,
+run in two subprocesses with different ``PYTHONHASHSEED``, writes byte-identical files (set iteration
 order changes with the seed; the scores are ``math.fsum`` over sorted terms, ties ordered by
 corpus position)."""
 
@@ -39,15 +39,23 @@ def _doc(pid: str, rng: random.Random) -> dict:
             "interviews": interviews}
 
 
+LEXICAL = {"claims": "claims", "style": "style"}
+"""The stages that score text without a model: stage -> its output folder."""
+
+
 def _run(root: Path, seed: str) -> dict[str, bytes]:
     env = {**os.environ, "PYTHONHASHSEED": seed, "INTERVIEWSIM_PROGRESS": "0"}
-    subprocess.run([sys.executable, "-m", "stages", "claims"], cwd=root, env=env, check=True,
-                   capture_output=True)
-    out = root / "data/artifacts/claims"
-    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    files = {}
+    for stage, folder in LEXICAL.items():
+        subprocess.run([sys.executable, "-m", "stages", stage], cwd=root, env=env, check=True,
+                       capture_output=True)
+        out = root / "data/artifacts" / folder
+        files.update({f"{folder}/{p.name}": p.read_bytes() for p in sorted(out.iterdir())
+                      if not p.name.startswith(".")})
+    return files
 
 
-def test_claims_are_byte_identical_under_two_hash_seeds(tmp_path: Path) -> None:
+def test_lexical_stages_are_byte_identical_under_two_hash_seeds(tmp_path: Path) -> None:
     rng = random.Random(5)
     root = make_workspace(tmp_path / "w", [_doc(f"P{i}", rng) for i in range(3)],
                           "tests.scripted_models:echo_answer")
@@ -61,7 +69,8 @@ def test_claims_are_byte_identical_under_two_hash_seeds(tmp_path: Path) -> None:
     other = tmp_path / "other"
     shutil.copytree(root, other)
     first, second = _run(root, "1"), _run(other, "3")
-    assert first.keys() == {"claims.jsonl", "personality_metrics.jsonl", "summary.json"}
+    assert {"claims/claims.jsonl", "claims/personality_metrics.jsonl",
+            "style/personality_metrics.jsonl"} <= first.keys()
     assert first == second
     links = list(read_jsonl(root / "data/artifacts/claims/claims.jsonl"))
     assert len(links) > 50 and any(len(link["cited_qa_ids"]) > 1 for link in links)

@@ -32,18 +32,23 @@ def make_params(tmp_path: Path, server: MockOpenAI, **provider: object) -> Param
 
 
 MODEL = ModelSettings(provider="api", model="gpt-test")
+TRANSPORTS = ["openai-sdk", "http1"]
+"""The default transport (the openai SDK on httpx) and the opt-in built-in HTTP/1.1 client: the
+fault tests run on both, since the provider classifies their replies the same way."""
 
 
 def ask(client, *texts: str, **kwargs: object):
     return [client.request([{"role": "user", "content": t}], **kwargs) for t in texts]
 
 
-def test_every_fault_kind_is_retried_to_a_correct_answer(tmp_path: Path,
-                                                         server: MockOpenAI) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_every_fault_kind_is_retried_to_a_correct_answer(tmp_path: Path, server: MockOpenAI,
+                                                         transport: str) -> None:
     server.enqueue(Fault.rate_limit(retry_after=0.3), Fault.http(500), Fault.timeout(2.0),
                    Fault.drop(), Fault.malformed(), Fault.empty_choices(), Fault.http(502),
                    Fault.http(503))
-    with ModelHub(make_params(tmp_path, server, max_attempts=9).hub) as hub:
+    params = make_params(tmp_path, server, max_attempts=9, transport=transport)
+    with ModelHub(params.hub) as hub:
         client = hub.client(MODEL)
         start = time.perf_counter()
         [result] = client.complete_many(ask(client, "hello"))
@@ -53,9 +58,12 @@ def test_every_fault_kind_is_retried_to_a_correct_answer(tmp_path: Path,
     assert elapsed >= 0.3 + 0.5  # the Retry-After wait and the client timeout were honoured
 
 
-def test_exhaustion_names_endpoint_fault_and_attempts(tmp_path: Path, server: MockOpenAI) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_exhaustion_names_endpoint_fault_and_attempts(tmp_path: Path, server: MockOpenAI,
+                                                      transport: str) -> None:
     server.enqueue(*[Fault.http(503)] * 3)
-    with ModelHub(make_params(tmp_path, server, max_attempts=3).hub) as hub:
+    params = make_params(tmp_path, server, max_attempts=3, transport=transport)
+    with ModelHub(params.hub) as hub:
         client = hub.client(MODEL)
         with pytest.raises(ProviderError) as error:
             client.complete_many(ask(client, "hello"))
@@ -64,9 +72,11 @@ def test_exhaustion_names_endpoint_fault_and_attempts(tmp_path: Path, server: Mo
     assert server.count(CHAT) == 3
 
 
-def test_client_errors_are_not_retried(tmp_path: Path, server: MockOpenAI) -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_client_errors_are_not_retried(tmp_path: Path, server: MockOpenAI,
+                                       transport: str) -> None:
     server.enqueue(Fault.http(400))
-    with ModelHub(make_params(tmp_path, server).hub) as hub:
+    with ModelHub(make_params(tmp_path, server, transport=transport).hub) as hub:
         client = hub.client(MODEL)
         with pytest.raises(ProviderError, match="HTTP 400"):
             client.complete_many(ask(client, "hello"))
@@ -166,3 +176,32 @@ def test_key_is_neither_in_cache_keys_nor_in_logs(tmp_path: Path, server: MockOp
         identity = client.provider.identity(MODEL.model)
     assert SECRET not in repr(identity) and SECRET not in caplog.text
     assert not any(SECRET.encode() in f.read_bytes() for f in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_closed_port_is_a_connection_failure(tmp_path: Path, server: MockOpenAI,
+                                               transport: str) -> None:
+    params = make_params(tmp_path, server, max_attempts=2, transport=transport,
+                         base_url="http://127.0.0.1:9/v1")
+    with ModelHub(params.hub) as hub:
+        client = hub.client(MODEL)
+        with pytest.raises(ProviderError, match="connection failed: .*(refused|failed)"):
+            client.complete_many(ask(client, "hello"))
+
+
+def test_both_transports_send_the_same_bodies_and_read_the_same_answers(
+        tmp_path: Path, server: MockOpenAI) -> None:
+    constraint = OutputConstraint(kind="json_schema", name="score", json_schema=SCHEMA)
+    seen = {}
+    for transport in TRANSPORTS:
+        server.bodies.clear()
+        params = make_params(tmp_path / transport, server, transport=transport)
+        with ModelHub(params.hub) as hub:
+            client = hub.client(MODEL)
+            results = client.complete_many([*ask(client, "plain", "ünïcode ✓"),
+                                            *ask(client, "rate", constraint=constraint)])
+            vectors = hub.embed("api", MODEL.model, ["a text", "another"])
+            keys = [client.key(r) for r in ask(client, "plain")]
+        seen[transport] = (sorted(map(repr, server.bodies)), [r.text for r in results],
+                           [r.usage for r in results], vectors, keys)
+    assert seen["openai-sdk"] == seen["http1"]

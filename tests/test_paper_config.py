@@ -16,6 +16,8 @@ import yaml
 from dvc.utils.cli_parse import to_path_overrides
 from dvc.utils.hydra import apply_overrides
 
+from interviewsim.agent.config import load_agent_settings
+from interviewsim.agent.plan import load_plan
 from interviewsim.context.embeddings import build_embedder
 from interviewsim.context.strategies import (
     PAIR_STRATEGIES,
@@ -95,12 +97,15 @@ def test_plan_paper_and_the_documented_recipe_are_the_same_configuration(tmp_pat
     recipe = dvc_applied(tmp_path, set_params(argv))
     assert recipe == paper_params(load_params(PARAMS), PAPER)
 
+    shutil.copytree(REPO / "data/agent", tmp_path / "data/agent")  # the interview's plan
     result = invoke(tmp_path, "plan", "--paper", "--params", str(PARAMS), "--paper-file",
                     str(PAPER), "--input-dir", str(SAMPLE), "--no-cache", "--json", "plan.json")
     assert result.exit_code == 0, result.output
     planned = json.loads((tmp_path / "plan.json").read_text())
+    agent = (load_agent_settings(REPO / "data/agent/agent.yaml"),
+             load_plan(recipe.interview.plan, REPO / "data/agent/plans"))
     expected = build_plan(recipe, iter_inputs(SAMPLE, recipe.data.test_fraction,
-                                              recipe.data.max_heldout_pairs))
+                                              recipe.data.max_heldout_pairs), agent=agent)
     assert planned["totals"] == expected.totals()
     assert planned["heldout_pairs"] == expected.heldout_pairs
     assert planned["heldout_pairs"] > len(list(SAMPLE.iterdir())) * 3  # not a 3-pair sample

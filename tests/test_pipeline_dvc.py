@@ -83,7 +83,7 @@ def repo_copy(tmp_path_factory) -> Path:
     return root
 
 
-def test_dvc_repro_runs_all_eight_stages_and_reports_every_metric(repo_copy):
+def test_dvc_repro_runs_every_stage_and_reports_every_metric(repo_copy):
     run(["dvc", "repro"], repo_copy)
     metrics = json.loads((repo_copy / "reports/metrics.json").read_text())
     for strategy in ALL_STRATEGIES:

@@ -44,8 +44,12 @@ def test_plan_counts_every_stage_by_the_stage_formulas_and_calls_no_model(worksp
     assert stages["judge"]["calls"] == 2 * answers + ps
     assert stages["mcq-build"]["calls"] == 2 * people * heldout
     assert stages["mcq-answer"]["calls"] == people * strategies * 1
-    assert all(line["completion_tokens"] == line["calls"] * 64
-               for line in data["stages"] if line["stage"] not in ("mcq-answer", "fact-summary"))
+    assert all(line["completion_tokens"] == line["calls"] * 64 for line in data["stages"]
+               if line["stage"] not in ("mcq-answer", "fact-summary", "interview"))
+    # the interview stage (interview.strategies: [hybrid]): three roles, sized from the plan
+    # (tests/test_cli_contract.py checks them against a run)
+    assert {line["role"] for line in data["stages"] if line["stage"] == "interview"} == {
+        "interviewer", "twin", "evaluator"}
     # a fact summary gets judge.fact_summary_min_tokens (200) even from a 64-token judge
     assert stages["fact-summary"]["completion_tokens"] == people * 200
     assert all(line["prompt_tokens"] > 0 for line in data["stages"])
@@ -58,7 +62,7 @@ def test_cost_comes_from_the_price_table(workspace):
     line = stages["generate"]
     assert line["cost_usd"] == pytest.approx(
         (line["prompt_tokens"] * 2.0 + line["completion_tokens"] * 8.0) / 1e6)
-    assert data["totals"]["cost_usd"] == pytest.approx(sum(s["cost_usd"] for s in stages.values()))
+    assert data["totals"]["cost_usd"] == pytest.approx(sum(s["cost_usd"] for s in data["stages"]))
 
 
 def test_generate_cache_hits_are_the_answers_already_generated(workspace):

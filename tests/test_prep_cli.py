@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +78,13 @@ def test_prep_run_with_the_fixture_model_writes_a_package_and_the_audit(tmp_path
                                                       "REQ-009", "REQ-010"]
     package = json.loads((out / "package.json").read_text())
     assert package["stop_reason"] == "completed" and len(package["questions"]) >= 8
-    assert "# Interview preparation package" in (out / "package.md").read_text()
+    text = (out / "package.md").read_text()
+    assert "# Interview preparation package" in text
+    assert "| REQ-010 | no | answer shorter than 24 characters | — | GAP |" in text
+    assert "| REQ-005 | GAP | FULL | CL-001 |\n| REQ-008 | GAP | FULL | CL-002 |" in text
+    assert json.loads((out / "trace.json").read_text())["verdict_changes"][0] == {
+        "requirement_id": "REQ-005", "before": "GAP", "after": "FULL",
+        "new_evidence_ids": ["CL-001"]}
     assert not (out / "error_report.json").exists()
 
 
@@ -166,3 +174,61 @@ def test_prep_run_with_the_embedded_model_produces_a_package(tmp_path: Path) -> 
     calls = [json.loads(line) for line in (out / "calls.jsonl").read_text().splitlines()]
     assert {c["call"]["model"] for c in calls} == {"smollm2-135m-instruct"}
     assert all(c["parse_error"] is None for c in calls)
+
+
+def test_evidence_file_reports_duplicate_ids_together_with_schema_errors(
+        tmp_path: Path) -> None:
+    path = tmp_path / "evidence.yaml"
+    path.write_text(yaml.safe_dump({"evidence": [
+        {"id": "EV-1", "title": "a", "summary": "b"},
+        {"id": "EV-1", "title": "a"},
+        {"id": "EV-2", "title": "a", "summary": "c", "colour": "red"},
+    ]}))
+    with pytest.raises(InputError) as caught:
+        load_evidence_file(path)
+    assert {(p.path, p.message.split(" (")[0]) for p in caught.value.problems} >= {
+        ("evidence[1].summary", "Field required"), ("evidence[2].colour", "Extra inputs are "
+                                                    "not permitted"),
+        ("evidence[1].id", "duplicate 'EV-1'")}
+
+
+def test_prep_match_rejected_by_a_gate_reports_no_plan(tmp_path: Path) -> None:
+    posting = tmp_path / "posting.md"
+    posting.write_text("# Nothing listed\n\n## Requirements:\n")
+    out = tmp_path / "match"
+    result = invoke("match", "--posting", posting, "--evidence", SAMPLE_EVIDENCE,
+                    "--out-dir", out, "--params", REPO / "params.yaml")
+    assert result.exit_code == 1 and "no plan: extraction_rejected" in result.output
+    report = (out / "error_report.md").read_text()
+    assert report.startswith("# Prep match rejected: no plan\n") and "package" not in report
+
+
+WITHOUT_LLAMA_CPP = ("import sys; sys.modules['llama_cpp'] = None; "
+                     "from stages.cli import main; sys.argv[0] = 'interviewsim'; main()")
+"""The CLI as installed, on a machine where llama-cpp-python is not importable."""
+
+
+def test_offline_demo_runs_without_llama_cpp(
+        tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_LLAMA_CPP, "prep", "run", "--params",
+         str(params_file(tmp_path, "interviewsim.prep.fixture_model:respond")), "--posting",
+         str(SAMPLE_POSTING), "--evidence", str(SAMPLE_EVIDENCE), "--answers",
+         str(SAMPLE_ANSWERS), "--out-dir", str(out)],
+        cwd=REPO, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and (out / "package.json").exists()
+    assert "stop: completed" in result.stdout
+
+
+def test_embedded_run_without_llama_cpp_exits_1_with_a_message_not_a_traceback(
+        tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_LLAMA_CPP, "prep", "run", "--params",
+         str(REPO / "params.yaml"), "--posting", str(SAMPLE_POSTING), "--evidence",
+         str(SAMPLE_EVIDENCE), "--out-dir", str(tmp_path / "run")],
+        cwd=REPO, capture_output=True, text=True, check=False)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "llama_cpp needs llama-cpp-python, which is not installed" in result.stderr
+    assert "--params data/prep/params.fixture.yaml" in result.stderr

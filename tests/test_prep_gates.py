@@ -10,9 +10,16 @@ from hypothesis import strategies as st
 
 from interviewsim.prep.assessment import assess
 from interviewsim.prep.clarify import admit, clarification_question, gap_queue
-from interviewsim.prep.gates import Draft, extraction_gate, match_gate, package_gate
+from interviewsim.prep.gates import (
+    Draft,
+    extraction_gate,
+    match_gate,
+    package_gate,
+    verdict_changes,
+)
 from interviewsim.prep.models import (
     AnswerAssessment,
+    ClarificationProvenance,
     EvidenceItem,
     PracticeQuestion,
     PrepSettings,
@@ -68,6 +75,26 @@ def test_extraction_gate_rejects_a_repeated_statement() -> None:
     requirements = [req(1, "Kiln repair"), req(2, "KILN  repair")]
     assert extraction_gate(requirements, POSTING, SETTINGS) == ["extraction: REQ-002 repeats "
                                                                 "REQ-001"]
+
+
+@pytest.mark.parametrize("text, settings, problem", [
+    ("Welsh speaker", SETTINGS, None),  # reworded: "welsh" carries 41% of the weight
+    ("welsh   LANGUAGE skills", SETTINGS, None),  # verbatim, case and spacing aside
+    ("Welsh speaker", PrepSettings(grounding_threshold=0.5), "coverage 0.41 < 0.50"),
+    ("Ten years of Kubernetes and Rust", SETTINGS, "coverage 0.00 < 0.30 (absent: "
+                                                   "kubernetes, rust, ten, years)"),
+    ("++ ++ ++", SETTINGS, "coverage 0.00"),  # no content term and not in the posting
+])
+def test_extraction_gate_grounds_the_text_beside_a_real_quote(
+        text: str, settings: PrepSettings, problem: str | None) -> None:
+    requirements = [req(1, text, "Welsh language skills")]
+    problems = extraction_gate(requirements, POSTING, settings)
+    if problem is None:
+        assert problems == []
+    else:
+        [found] = problems
+        assert found.startswith(f"extraction: REQ-001 text {text!r} is not grounded") \
+            and problem in found
 
 
 @pytest.mark.parametrize("count", [0, 3])
@@ -182,6 +209,29 @@ def _with_strategy(**change: object) -> Draft:
 ])
 def test_package_gate_catches_each_broken_invariant(draft: Draft, expected: str) -> None:
     assert any(expected in p for p in package_gate(draft, SETTINGS))
+
+
+CLAIM = EvidenceItem(id="CL-001", kind="clarification", title="Clarification for REQ-001",
+                     text="Python pipelines at work",
+                     provenance=ClarificationProvenance(requirement_id="REQ-001", question="q"))
+WAS_GAP = [VERDICTS[1].model_copy(update={"requirement_id": "REQ-001"}), *VERDICTS[1:]]
+"""An initial pass in which REQ-001 was still a gap."""
+
+
+def test_package_gate_rejects_a_verdict_that_changed_without_new_evidence() -> None:
+    draft = replace(good_draft(), initial_matches=WAS_GAP)
+    assert package_gate(draft, SETTINGS) == [
+        "package: REQ-001 went GAP → FULL between the passes without citing any admitted "
+        "clarification (no new evidence about it)"]
+
+
+def test_package_gate_accepts_a_verdict_changed_by_an_admitted_claim() -> None:
+    cited = VERDICTS[0].model_copy(update={"evidence_ids": ("EV-001", "CL-001")})
+    draft = replace(good_draft(), evidence=[*EVIDENCE, CLAIM],
+                    matches=[cited, *VERDICTS[1:]], initial_matches=WAS_GAP)
+    assert package_gate(draft, SETTINGS) == []
+    [change] = verdict_changes(WAS_GAP, draft.matches, draft.evidence)
+    assert (change.requirement_id, change.new_evidence_ids) == ("REQ-001", ("CL-001",))
 
 
 def assessment(target: str = "REQ-002", verdict: str = "supports",

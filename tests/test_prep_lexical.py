@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 
 from interviewsim.prep.extraction import candidate_lines, extract_lexical
 from interviewsim.prep.gates import extraction_gate, match_gate
-from interviewsim.prep.matching import match_lexical
+from interviewsim.prep.matching import match_lexical, reference_frequencies
 from interviewsim.prep.models import EvidenceItem, PrepSettings, Requirement
 from interviewsim.text.coverage import LexicalCorpus, judge_lexically
-from tests.test_prep_support import posting
+from tests.test_prep_support import posting, sample_evidence
 
 LISTED = """# Data Analyst
 
@@ -126,3 +126,64 @@ def test_lexical_matcher_never_says_partial_and_always_passes_the_match_gate(
     verdicts = match_lexical(requirements, evidence, PrepSettings(match_threshold=threshold))
     assert {v.coverage for v in verdicts} <= {"FULL", "GAP"}
     assert match_gate(requirements, verdicts, evidence) == []
+
+
+def _requirement(text: str, number: int = 1) -> Requirement:
+    return Requirement(id=f"REQ-{number:03d}", text=text, normalized=text.lower(),
+                       source_quote=text)
+
+
+def test_a_file_items_title_and_tags_are_matched_and_named_in_the_explanation() -> None:
+    tagged = EvidenceItem(id="EV-001", kind="file", title="Kiln maintenance",
+                          text="Fixed the pottery's equipment every spring",
+                          tags=("ceramics", "repair"))
+    other = EvidenceItem(id="EV-002", kind="file", title="Garden", text="Grew beans")
+    [verdict] = match_lexical([_requirement("Kiln repair")], [tagged, other], PrepSettings())
+    assert verdict.coverage == "FULL" and verdict.evidence_ids == ("EV-001",)
+    assert "(from its title: kiln; from its tags: repair)" in verdict.explanation
+    bare = tagged.model_copy(update={"title": "Spring work", "tags": ()})
+    [unsupported] = match_lexical([_requirement("Kiln repair")], [bare, other], PrepSettings())
+    assert unsupported.coverage == "GAP"
+
+
+def test_a_qa_pairs_title_is_the_interviewers_question_and_attests_nothing() -> None:
+    pair = EvidenceItem(id="EV-q1", kind="qa_pair", title="Have you ever done kiln repair?",
+                        text="No, never; I only garden.", qa_id="q1")
+    [verdict] = match_lexical([_requirement("Kiln repair")], [pair], PrepSettings())
+    assert verdict.coverage == "GAP" and verdict.matched_terms == ()
+
+
+def test_fixed_term_weights_keep_a_requirement_an_added_item_does_not_attest() -> None:
+    """The sample's REQ-010 and a budget claim: with the weights of the original corpus it
+    stays a GAP at 0.2986; reweighting over the grown corpus would have lifted it to FULL."""
+    base = sample_evidence()
+    claim = EvidenceItem(id="CL-001", kind="clarification", title="Clarification for REQ-005",
+                         text="Managed the outreach programme budget of £310,000 in 2022.")
+    [requirement] = [r for r in extract_lexical(posting()) if r.id == "REQ-010"]
+    fixed = reference_frequencies(base)
+    [before] = match_lexical([requirement], base, PrepSettings(), fixed)
+    [after] = match_lexical([requirement], [*base, claim], PrepSettings(), fixed)
+    [reweighted] = match_lexical([requirement], [*base, claim], PrepSettings())
+    assert before == after and (after.coverage, after.confidence) == ("GAP", 0.2986)
+    assert (reweighted.coverage, reweighted.evidence_ids) == ("FULL", ("EV-006",))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=4),
+       st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=4),
+       st.text(min_size=1, max_size=40), st.floats(0.05, 1.0))
+def test_with_fixed_weights_an_added_item_changes_only_verdicts_that_cite_it(
+        requirement_texts: list[str], evidence_texts: list[str], added: str,
+        threshold: float) -> None:
+    requirements = [_requirement(t, i + 1) for i, t in enumerate(requirement_texts)]
+    base = _items(*evidence_texts)
+    extra = EvidenceItem(id="CL-001", kind="clarification", title="c", text=added)
+    settings_ = PrepSettings(match_threshold=threshold)
+    fixed = reference_frequencies(base)
+    before = match_lexical(requirements, base, settings_, fixed)
+    after = match_lexical(requirements, [*base, extra], settings_, fixed)
+    for old, new in zip(before, after, strict=True):
+        if "CL-001" in new.evidence_ids:
+            assert new.coverage == "FULL"
+        else:
+            assert (new.coverage, new.evidence_ids) == (old.coverage, old.evidence_ids)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from interviewsim.errors import ParseError
+from interviewsim.errors import ConfigError, ParseError
+from interviewsim.llm import gbnf
 from interviewsim.prep.extraction import ExtractionOut, extract_llm
 from interviewsim.prep.gates import extraction_gate, match_gate
 from interviewsim.prep.generation import questions_shape, strategy_shape
@@ -51,8 +53,24 @@ def test_llm_extraction_quoting_text_not_in_the_posting_fails_the_gate(tmp_path:
     with scripted_client(tmp_path, [(".*", answer)]) as client:
         requirements, _ = extract_llm(POSTING, client, SETTINGS)
     assert requirements is not None
-    [problem] = extraction_gate(requirements, POSTING, SETTINGS)
-    assert "REQ-002 source_quote 'Rust for embedded systems' does not appear" in problem
+    quote, text = extraction_gate(requirements, POSTING, SETTINGS)
+    assert "REQ-002 source_quote 'Rust for embedded systems' does not appear" in quote
+    assert "REQ-002 text 'Rust' is not grounded in the posting" in text
+
+
+def test_llm_extraction_inventing_text_beside_a_real_quote_fails_the_gate(
+        tmp_path: Path) -> None:
+    """The quote is real, the text is not: matching reads the text, so the gate checks it."""
+    posting = POSTING + "\n- Welsh language skills"
+    answer = proposed(("REQ-001", "Ten years of Kubernetes and Rust", "Welsh language skills"),
+                      ("REQ-002", "Python data pipelines", "Python for data pipelines"))
+    with scripted_client(tmp_path, [(".*", answer)]) as client:
+        requirements, _ = extract_llm(posting, client, SETTINGS)
+    assert requirements is not None
+    [problem] = extraction_gate(requirements, posting, SETTINGS)
+    assert problem.startswith("extraction: REQ-001 text 'Ten years of Kubernetes and Rust' is "
+                              "not grounded in the posting: coverage 0.00 < 0.30")
+    assert "kubernetes" in problem
 
 
 @pytest.mark.parametrize("answer, error", [
@@ -202,6 +220,19 @@ def test_constraint_is_the_tightest_the_client_takes() -> None:
     assert "maxLength" not in json.dumps(hosted.json_schema)
     assert "prefixItems" not in json.dumps(hosted.json_schema)
     assert constraint_for(_Client(False, False), "strategy", Strategy) is None  # type: ignore[arg-type]
+
+
+def test_without_llama_cpp_a_client_that_takes_json_schemas_gets_one_instead_of_a_grammar(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixture model of the offline demo says it takes grammars, but building one needs
+    llama-cpp-python; without it the call falls back to the schema, or (grammar-only
+    client) stops with a message saying what to install."""
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    gbnf._converter_class.cache_clear()
+    fallback = constraint_for(_Client(True, True), "strategy", Strategy)  # type: ignore[arg-type]
+    assert fallback is not None and fallback.kind == "json_schema"
+    with pytest.raises(ConfigError, match="needs llama-cpp-python, which is not installed"):
+        constraint_for(_Client(True, False), "strategy", Strategy)  # type: ignore[arg-type]
 
 
 def test_parse_model_accepts_one_fenced_object_and_nothing_else() -> None:

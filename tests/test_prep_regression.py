@@ -3,8 +3,9 @@
 Each scenario runs the compiled graph through its interrupts with the deterministic fixture
 model behind the production seam, and is scored on three layers: trajectory (every turn's node
 sequence, strictly), state (which gaps were processed, admitted, rejected, left; audit
-completeness) and outcome (package validity, stop reason). The templates were recorded from this
-code; a frozen behaviour can be a frozen mistake, but it cannot change silently.
+completeness; the final verdicts: coverage, citations, confidence) and outcome (package validity,
+stop reason). The templates were recorded from this code; a frozen behaviour can be a frozen
+mistake, but it cannot change silently.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from interviewsim.prep import pipeline
+from interviewsim.prep import gates, pipeline
 from interviewsim.prep.clarify import ScriptedAnswers
 from interviewsim.prep.extraction import Extractor
 from interviewsim.prep.fixture_model import Handler
@@ -80,6 +81,34 @@ def _ungrounded_extraction(payload: Any) -> dict[str, Any]:
                               "category": "technical"}]}
 
 
+def _ungrounded_text(payload: Any) -> dict[str, Any]:
+    """A real quote beside an invented requirement text."""
+    return {"requirements": [{"id": "REQ-001", "text": "Ten years of Kubernetes and Rust",
+                              "source_quote": "Welsh language skills", "importance": 5,
+                              "category": "technical"}]}
+
+
+FrozenVerdicts = dict[str, tuple[str, tuple[str, ...], float]]
+"""Per requirement: coverage, cited evidence ids, confidence."""
+
+SAMPLE_VERDICTS: FrozenVerdicts = {
+    "REQ-001": ("FULL", ("EV-001",), 0.3482), "REQ-002": ("FULL", ("EV-002",), 0.6655),
+    "REQ-003": ("FULL", ("EV-004",), 0.416), "REQ-004": ("FULL", ("EV-003",), 0.6306),
+    "REQ-005": ("GAP", (), 0.0), "REQ-006": ("GAP", (), 0.1247),
+    "REQ-007": ("FULL", ("EV-005",), 0.6306), "REQ-008": ("GAP", (), 0.0),
+    "REQ-009": ("GAP", (), 0.0), "REQ-010": ("GAP", (), 0.2986)}
+"""The sample's verdicts before any clarification (REQ-010 misses the threshold by 0.0014)."""
+MIXED_FINAL: FrozenVerdicts = {
+    **SAMPLE_VERDICTS, "REQ-004": ("FULL", ("EV-003", "CL-002"), 0.6306),
+    "REQ-005": ("FULL", ("CL-001",), 0.5), "REQ-008": ("FULL", ("CL-002",), 0.75)}
+"""Only the admitted claims change anything: REQ-010 stays a GAP at 0.2986."""
+COMPLETE_FINAL: FrozenVerdicts = {
+    "REQ-001": ("FULL", ("EV-001",), 0.361), "REQ-002": ("FULL", ("EV-002",), 0.6756),
+    "REQ-003": ("FULL", ("EV-004",), 0.4296), "REQ-004": ("FULL", ("EV-003",), 0.6304),
+    "REQ-005": ("FULL", ("EV-007",), 0.4296), "REQ-006": ("FULL", ("EV-008",), 0.7842),
+    "REQ-007": ("FULL", ("EV-005",), 0.6449), "REQ-008": ("FULL", ("EV-009",), 0.6932),
+    "REQ-009": ("FULL", ("EV-010",), 1.0), "REQ-010": ("FULL", ("EV-011", "EV-006"), 1.0)}
+
 ROUND = ("A panel interview by video with the hiring manager and a parish councillor; it will "
          "focus on volunteer training and budget planning.")
 
@@ -96,6 +125,7 @@ class Scenario:
     remaining: list[str]
     package_valid: bool
     stop_reason: str
+    final_verdicts: FrozenVerdicts
     overrides: dict[str, Handler] = field(default_factory=dict)
     extractor: Extractor = "lexical"
     round_text: str | None = None
@@ -108,36 +138,44 @@ MIXED_TRAJECTORY = [["round_context", *W, "select_gap"], ASKED, TOO_SHORT, ASKED
 SCENARIOS = [
     Scenario("complete_evidence", complete_evidence(), {},
              [["round_context", *W, "select_gap", "close_queue", *W, "assemble"]],
-             [], [], [], [], True, "completed"),
+             [], [], [], [], True, "completed", COMPLETE_FINAL),
     Scenario("mixed_clarifications", sample_evidence(), mixed_answers(), MIXED_TRAJECTORY,
              ["REQ-005", "REQ-006", "REQ-008", "REQ-009", "REQ-010"], ["REQ-005", "REQ-008"],
-             ["REQ-006", "REQ-009", "REQ-010"], [], True, "completed"),
+             ["REQ-006", "REQ-009", "REQ-010"], [], True, "completed", MIXED_FINAL),
     Scenario("all_clarifications_rejected", sample_evidence(), REJECTED_ANSWERS,
              [["round_context", *W, "select_gap"], ASKED, TOO_SHORT, ASKED, TOO_SHORT,
               [*TOO_SHORT, "close_queue", *W, "assemble"]],
              ["REQ-005", "REQ-006", "REQ-008", "REQ-009", "REQ-010"], [],
-             ["REQ-005", "REQ-006", "REQ-008", "REQ-009", "REQ-010"], [], True, "completed"),
+             ["REQ-005", "REQ-006", "REQ-008", "REQ-009", "REQ-010"], [], True, "completed",
+             SAMPLE_VERDICTS),
     Scenario("wrong_target_assessment", sample_evidence(), mixed_answers(),
              [["round_context", *W, "select_gap"], ASKED, ASKED, TOO_SHORT, ASKED,
               [*TOO_SHORT, "close_queue", *W, "assemble"]],
              ["REQ-005", "REQ-008", "REQ-006", "REQ-009", "REQ-010"], [],
              ["REQ-005", "REQ-008", "REQ-006", "REQ-009", "REQ-010"], [], True, "completed",
-             overrides={"assess-answer": _wrong_target}, extractor="llm"),
+             SAMPLE_VERDICTS, overrides={"assess-answer": _wrong_target}, extractor="llm"),
     Scenario("round_context_present", sample_evidence(), mixed_answers(), MIXED_TRAJECTORY,
              ["REQ-005", "REQ-006", "REQ-008", "REQ-009", "REQ-010"], ["REQ-005", "REQ-008"],
-             ["REQ-006", "REQ-009", "REQ-010"], [], True, "completed", round_text=ROUND),
+             ["REQ-006", "REQ-009", "REQ-010"], [], True, "completed", MIXED_FINAL,
+             round_text=ROUND),
     Scenario("question_budget_exhausted", sample_evidence(), mixed_answers(),
              [["round_context", *W, "select_gap"], ASKED,
               [*TOO_SHORT, "close_queue", *W, "assemble"]],
              ["REQ-005", "REQ-006"], ["REQ-005"], ["REQ-006"], ["REQ-008", "REQ-009", "REQ-010"],
-             True, "budget_exhausted", max_clarifications=2),
+             True, "budget_exhausted", {**SAMPLE_VERDICTS, "REQ-005": MIXED_FINAL["REQ-005"]},
+             max_clarifications=2),
     Scenario("invalid_initial_package", sample_evidence(), mixed_answers(),
              [["round_context", *W, "error_report"]], [], [], [], [], False, "package_rejected",
-             overrides={"strategy": _strategy_without_risks}),
+             SAMPLE_VERDICTS, overrides={"strategy": _strategy_without_risks}),
     Scenario("ungrounded_extraction", sample_evidence(), {},
              [["round_context", "extract", "extraction_gate", "error_report"]], [], [], [], [],
-             False, "extraction_rejected", overrides={"extract-requirements":
-                                                      _ungrounded_extraction}, extractor="llm"),
+             False, "extraction_rejected", {}, overrides={"extract-requirements":
+                                                          _ungrounded_extraction},
+             extractor="llm"),
+    Scenario("ungrounded_requirement_text", sample_evidence(), {},
+             [["round_context", "extract", "extraction_gate", "error_report"]], [], [], [], [],
+             False, "extraction_rejected", {},
+             overrides={"extract-requirements": _ungrounded_text}, extractor="llm"),
 ]
 
 
@@ -187,6 +225,16 @@ def state_problems(outcome: PrepOutcome, scenario: Scenario) -> list[str]:
     return problems
 
 
+def verdict_problems(outcome: PrepOutcome, scenario: Scenario) -> list[str]:
+    """The final verdicts against the frozen ones: coverage, citations and confidence."""
+    got = {v.requirement_id: (v.coverage, v.evidence_ids, v.confidence)
+           for v in outcome.state.matches}
+    problems = [f"{rid}: {got.get(rid)} != frozen {want}"
+                for rid, want in scenario.final_verdicts.items() if got.get(rid) != want]
+    problems += [f"{rid}: not frozen" for rid in got if rid not in scenario.final_verdicts]
+    return problems
+
+
 def outcome_problems(outcome: PrepOutcome, scenario: Scenario) -> list[str]:
     problems = []
     if (outcome.state.package is not None) != scenario.package_valid:
@@ -202,7 +250,30 @@ def test_scenario_keeps_its_frozen_trajectory_state_and_outcome(scenario: Scenar
     outcome = drive(scenario, tmp_path, scenario.round_text)
     assert trajectory_problems(outcome, scenario) == []
     assert state_problems(outcome, scenario) == []
+    assert verdict_problems(outcome, scenario) == []
     assert outcome_problems(outcome, scenario) == []
+
+
+def test_on_the_sample_no_verdict_changes_without_new_evidence_about_it(tmp_path: Path) -> None:
+    """The bundled sample with its bundled answers: a verdict that cites no admitted claim is
+    the initial one, field for field, and each coverage change cites the claim admitted for
+    that very requirement — which the package names. (Before the term weights were fixed,
+    REQ-010 turned FULL at 0.3062 on EV-006 although its own clarification was rejected.)"""
+    state = drive(_scenario("mixed_clarifications"), tmp_path).state
+    initial = {v.requirement_id: v for v in state.initial_matches}
+    admitted = {item.id: item for item in state.admitted}
+    for verdict in state.matches:
+        if not admitted.keys() & set(verdict.evidence_ids):
+            assert verdict == initial[verdict.requirement_id]
+    changes = gates.verdict_changes(state.initial_matches, state.matches, state.evidence)
+    assert [(c.requirement_id, c.before, c.after) for c in changes] == [
+        ("REQ-005", "GAP", "FULL"), ("REQ-008", "GAP", "FULL")]
+    for change in changes:
+        [claim] = change.new_evidence_ids
+        assert admitted[claim].provenance.requirement_id == change.requirement_id
+    assert state.package is not None and state.package.verdict_changes == tuple(changes)
+    rejected = {r.requirement_id for r in state.records if not r.accepted}
+    assert all(initial[rid] in state.matches for rid in rejected)
 
 
 def _scenario(name: str) -> Scenario:

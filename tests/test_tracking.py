@@ -6,6 +6,8 @@ experiment name so the tests stay independent.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from interviewsim.analysis.metrics import aggregate_rows, flat_metrics, summarise_usage
@@ -84,7 +86,7 @@ def test_parent_and_children_are_readable_with_search_runs(store, tmp_path):
     assert parent["tags.dvc_exp_name"] == "exp-a"
     assert parent["metrics.usage.calls"] == 12
     children = runs[runs["tags.mlflow.parentRunId"] == result.parent_run_id]
-    assert sorted(children["tags.mlflow.runName"]) == ["no-context/local", "retrieval/local"]
+    assert sorted(children["tags.mlflow.runName"]) == ["no-context · local", "retrieval · local"]
     for _, child in children.iterrows():
         assert all(child[f"metrics.{name}"] == pytest.approx(0.5) for name in FIVE)
         assert child["metrics.contradiction_ratio_invalid"] == 3
@@ -151,11 +153,21 @@ def test_params_flatten_to_dotted_keys_with_list_items_by_index():
                     "embedder.provider": "null"}
 
 
-def test_runs_are_named_after_the_dvc_experiment_else_the_short_commit(tmp_path):
-    named = run_identity("h", cwd=tmp_path, environ={"DVC_EXP_NAME": "gusty-fern"})
-    assert named.name == "gusty-fern" and named.dvc_exp_name == "gusty-fern"
+def test_runs_are_named_after_a_chosen_dvc_name_else_what_differs_from_the_commit(tmp_path):
+    chosen = run_identity("h", cwd=tmp_path, environ={"DVC_EXP_NAME": "retr-50"},
+                          diff={"retrieval_pairs": "50"})
+    assert chosen.name == "retr-50" and chosen.dvc_exp_name == "retr-50"
+    # `dvc exp run` without -n: DVC's random adjective-noun name says nothing, the diff does
+    drawn = run_identity("h", cwd=tmp_path, environ={"DVC_EXP_NAME": "gusty-fern"},
+                         diff={"retrieval_pairs": "4"})
+    assert drawn.name == "retrieval_pairs=4" and drawn.dvc_exp_name == "gusty-fern"
+    assert run_identity("h", cwd=tmp_path, environ={}, diff={}).name == "defaults"
+    # committed params unknown (diff None): the DVC name, else the commit, else this
+    unknown = run_identity("h", cwd=tmp_path, environ={"DVC_EXP_NAME": "gusty-fern"})
+    assert unknown.name == "gusty-fern"
     outside_git = run_identity("h", cwd=tmp_path, environ={})
     assert outside_git.name == "unversioned" and outside_git.git_commit is None
+    assert "dvc_exp_name" not in outside_git.tags()
 
 
 def test_the_aggregate_stage_logs_once_per_set_of_inputs(store, tmp_path, monkeypatch):
@@ -184,3 +196,55 @@ def test_the_aggregate_stage_logs_once_per_set_of_inputs(store, tmp_path, monkey
     assert len(children) == 3
     assert set(children["params.strategy"]) == {"no-context", "retrieval", "hybrid"}
     assert children["metrics.mcq_accuracy"].notna().all()
+
+
+def test_the_parent_shows_dataset_description_table_and_a_headline_view_not_bookkeeping(
+        store, tmp_path):
+    import base64
+    import json
+    import zlib
+
+    import mlflow
+
+    from interviewsim.analysis.tracking import HASH_TAG, ParentExtras
+    from interviewsim.analysis.tracking_view import VIEW_KEY, folder_dataset
+
+    (tmp_path / "personalities" / "p1").mkdir(parents=True)
+    (tmp_path / "personalities" / "p1" / "prepared_input.json").write_text("{}")
+    dataset = folder_dataset(tmp_path / "personalities")
+    uri, artifacts = store
+    extras = ParentExtras(description="**exp-a**", dataset=dataset,
+                          table={"personality": ["p1"], "cs_score": [4]},
+                          view_metrics=["content_similarity/retrieval"])
+    result = log_aggregate(uri, "shown", identity("hs"), params={}, parent_metrics={},
+                           children=child_runs(cells(), {}), extras=extras,
+                           artifact_location=f"{artifacts}/shown")
+    client = mlflow.MlflowClient(uri)
+    parent = client.get_run(result.parent_run_id)
+    assert parent.data.tags["mlflow.note.content"] == "**exp-a**"
+    # bookkeeping is under mlflow., which the UI hides; what a researcher reads is not
+    visible = {k for k in parent.data.tags if not k.startswith("mlflow.")}
+    assert visible == {"git_commit", "git_dirty", "dvc_exp_name"}
+    assert parent.data.tags[HASH_TAG] == "hs"
+    for run_id in (result.parent_run_id, *result.child_run_ids):
+        used = client.get_run(run_id).inputs.dataset_inputs
+        assert [(d.dataset.name, d.dataset.digest) for d in used] == [
+            ("personalities", dataset.digest)]
+    table = client.download_artifacts(result.parent_run_id, "evaluation/items.json", tmp_path)
+    assert json.loads(Path(table).read_text())["columns"] == ["personality", "cs_score"]
+    experiment = client.get_experiment(result.experiment_id)
+    assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"
+    view = json.loads(experiment.tags[f"mlflow.sharedViewState.{VIEW_KEY}"])
+    state = json.loads(zlib.decompress(base64.b64decode(view["state"].split(";", 1)[1])))
+    assert "metrics.`content_similarity/retrieval`" in state["selectedColumns"]
+
+
+def test_child_metrics_are_rounded_to_four_decimals():
+    third = aggregate_rows([
+        PersonalityMetric(personality_id=p, strategy="retrieval", judge="local",
+                          metric="mcq_accuracy", value=v, n=1)
+        for p, v in (("P1", 0.0), ("P2", 0.0), ("P3", 1.0))])
+    child, = child_runs(third, {("retrieval", "local", "mcq_accuracy"): (0.123456, 0.987654)})
+    assert child.metrics["mcq_accuracy"] == 0.3333
+    assert (child.metrics["mcq_accuracy_ci_low"], child.metrics["mcq_accuracy_ci_high"]) == (
+        0.1235, 0.9877)

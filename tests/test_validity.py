@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -192,3 +195,19 @@ def test_a_control_can_never_reach_a_generation_prompt(tmp_path):
         assert not any(p.endswith("analysis/controls.py") for p in closure), name
     params = yaml.safe_load(Path("params.yaml").read_text())
     assert set(params["controls"]) == {"oracle", "impostor"}  # on by default
+
+
+def test_an_impostor_for_a_single_personality_is_refused_with_the_fix(tmp_path):
+    """With one personality nobody can impersonate it: the controls stage says so (exit 1)
+    instead of writing no impostor records, which every later stage would read as stale."""
+    make_workspace(tmp_path, [person("P1")], "tests.scripted_models:echo_answer",
+                   strategies=["no-context"], controls=["oracle", "impostor"])
+    assert invoke(tmp_path, "prepare").exit_code == 0
+    result = subprocess.run([sys.executable, "-m", "stages", "controls"], cwd=tmp_path,
+                            capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    assert result.returncode == 1, result.stderr
+    assert "at least two personalities" in result.stderr
+    assert "remove impostor from controls" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "data/artifacts/controls/answers.jsonl").exists()

@@ -24,6 +24,8 @@ FILES = {
     "coach_feedback": "coach_feedback.jsonl",
     "persona_switches": "persona_switches.jsonl",
     "memory": "memory_summaries.jsonl",
+    "live_guardrails": "live_guardrails.jsonl",
+    "followup_generation": "followup_generation.jsonl",
 }
 
 
@@ -53,5 +55,9 @@ def write_session(result: SessionResult, out_dir: str | Path) -> Scorecard:
                        (s.model_dump(mode=dump) for s in result.persona_switches))
     write_jsonl_atomic(out / FILES["memory"],
                        (m.model_dump(mode=dump) for m in result.memory_summaries))
+    write_jsonl_atomic(out / FILES["live_guardrails"],
+                       (a.model_dump(mode=dump) for a in result.live_actions))
+    write_jsonl_atomic(out / FILES["followup_generation"],
+                       (g.model_dump(mode=dump) for g in result.generated_followups))
     write_json_atomic(out / FILES["scorecard"], scorecard.model_dump(mode=dump))
     return scorecard

@@ -101,7 +101,8 @@ QUIT_WORDS = frozenset({"/quit", "/exit"})
 
 
 class HumanCandidate:
-    """A person typing one line per answer; end of input or /quit ends the session."""
+    """A person typing one line per answer; end of input or /quit ends the session, and an
+    empty line is an empty answer, which the live guardrails treat as silence."""
 
     kind = "human"
 

@@ -17,7 +17,16 @@ from interviewsim.errors import ConfigError, Problem, validation_problems
 from interviewsim.experiment.params import Params
 from interviewsim.llm.settings import ModelSettings
 
-SETTINGS_PATH = Path("data/agent/agent.yaml")
+
+def _agent_data_dir() -> Path:
+    """``data/agent`` of the repository this package is in, whatever the working directory;
+    the working directory's only when the package runs outside its repository."""
+    beside = Path(__file__).resolve().parents[2] / "data" / "agent"
+    return beside if beside.is_dir() else Path("data/agent")
+
+
+AGENT_DATA_DIR = _agent_data_dir()
+SETTINGS_PATH = AGENT_DATA_DIR / "agent.yaml"
 
 
 class AgentSettings(BaseModel):
@@ -29,6 +38,8 @@ class AgentSettings(BaseModel):
     """Evaluator model; null: ``models.generator`` with ``action_max_tokens``."""
     coach: ModelSettings | None = None
     """Coach model; null: ``models.generator`` with ``action_max_tokens``."""
+    followup: ModelSettings | None = None
+    """Follow-up generator model; null: ``models.generator`` with ``action_max_tokens``."""
     action_max_tokens: int = Field(200, gt=0)
     """Completion limit for persona outputs when a persona model is not set explicitly: room
     for one action, and a cap on a small model that repeats itself inside a JSON string."""
@@ -41,6 +52,21 @@ class AgentSettings(BaseModel):
     coach_mode: Literal["off", "after", "live"] = "after"
     """``live``: feedback shown after each scored answer (practice); ``after``: written to
     the artifacts only, so it cannot influence the interview; ``off``: no coach calls."""
+    coach_short_answer_s: float = Field(45.0, gt=0)
+    """Answers shorter than this (measured, else estimated at ``words_per_minute``) are too
+    short for the coach."""
+    coach_long_answer_s: float = Field(180.0, gt=0)
+    """Answers longer than this are too long for the coach."""
+    followup_generator: bool = True
+    """Write each follow-up with its own model call (checked, then asked); false: the
+    interviewer model phrases follow-ups itself."""
+    followup_max_attempts: int = Field(2, gt=0)
+    """Attempts at a follow-up that passes the checks before the interviewer model takes over."""
+    silence_threshold_s: float = Field(15.0, gt=0)
+    """A reply this slow and shorter than ``min_substantive_words`` (or empty) is silence."""
+    drift_max_exchanges: int = Field(2, gt=0)
+    """Consecutive exchanges off a model section's scope before the interviewer is told to
+    bring the conversation back."""
     memory_max_messages: int = Field(12, ge=2)
     """Verbatim messages kept before the oldest half is compressed into a summary."""
     min_substantive_words: int = Field(4, ge=1)
@@ -54,7 +80,7 @@ class AgentSettings(BaseModel):
     judge_name: str = Field("agent", pattern=r"^[A-Za-z0-9_.-]+$")
     """The ``judge`` field of the experiment's metric rows."""
 
-    def model_for(self, persona: Literal["interviewer", "evaluator", "coach"],
+    def model_for(self, persona: Literal["interviewer", "evaluator", "coach", "followup"],
                   params: Params) -> ModelSettings:
         chosen = getattr(self, persona)
         if chosen is not None:
@@ -64,7 +90,7 @@ class AgentSettings(BaseModel):
     def check_providers(self, params: Params, file: str) -> None:
         problems = [
             Problem(file, f"{persona}.provider", f"unknown provider {model.provider!r}")
-            for persona in ("interviewer", "evaluator", "coach")
+            for persona in ("interviewer", "evaluator", "coach", "followup")
             if (model := getattr(self, persona)) is not None
             and model.provider not in params.providers
         ]
@@ -72,11 +98,20 @@ class AgentSettings(BaseModel):
             raise ConfigError(problems)
 
 
-def load_agent_settings(path: str | Path = SETTINGS_PATH) -> AgentSettings:
-    """Read and validate the agent settings; a missing file means all defaults."""
+def load_agent_settings(path: str | Path | None = None) -> AgentSettings:
+    """Read and validate the agent settings.
+
+    ``None`` reads the repository's :data:`SETTINGS_PATH` (all defaults when it is absent); a
+    path given explicitly must exist, so a mistyped ``--agent-settings`` is an error naming the
+    file rather than a silent fall-back to defaults.
+    """
+    if path is None:
+        if not SETTINGS_PATH.exists():
+            return AgentSettings()
+        path = SETTINGS_PATH
     path = Path(path)
-    if not path.exists():
-        return AgentSettings()
+    if not path.is_file():
+        raise ConfigError([Problem(str(path), "", "agent settings file not found")])
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         return AgentSettings.model_validate(data)

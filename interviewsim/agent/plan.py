@@ -15,10 +15,11 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from interviewsim.agent.config import AGENT_DATA_DIR
 from interviewsim.errors import ConfigError, Problem, validation_problems
 
-PLANS_DIR = Path("data/agent/plans")
-"""Where ``--plan NAME`` looks for ``NAME.yaml``."""
+PLANS_DIR = AGENT_DATA_DIR / "plans"
+"""Where ``--plan NAME`` looks for ``NAME.yaml`` (the repository's, from any directory)."""
 
 ExitCondition = Literal[
     "turn_taken",
@@ -46,6 +47,12 @@ class RubricArea(_Config):
     """What evidence in this area looks like; shown to the evaluator and interviewer."""
     required: bool = True
     """Whether ``rubric_areas_scored`` waits for this area."""
+    signal_questions: list[str] = []
+    """Questions that tend to produce evidence here: starting points the interviewer may adapt,
+    not a script (shown to the interviewer, never asked verbatim by the code)."""
+    red_flags: list[str] = []
+    """What a worrying answer in this area looks like; shown to the evaluator, which flags it
+    as ``potential_red_flag``."""
 
 
 class StateConfig(_Config):
@@ -132,9 +139,24 @@ class InterviewPlan(_Config):
             unknown = [a for a in state.rubric_areas if a not in areas]
             if unknown:
                 problems.append(f"states[{i}].rubric_areas: unknown area(s) {unknown}")
+        problems += self._waiting_flags_problems()
         if problems:
             raise ValueError("\n".join(problems))
         return self
+
+    def _waiting_flags_problems(self) -> list[str]:
+        """A section that scores answers can raise low and medium flags, which wait for a
+        ``question_source: flags`` section: one must come after the last such section, or
+        those flags are never asked."""
+        raising = [i for i, s in enumerate(self.states)
+                   if s.scored and s.question_source != "flags"]
+        if not raising:
+            return []
+        if any(s.question_source == "flags" for s in self.states[raising[-1] + 1:]):
+            return []
+        return [f"states: {self.states[raising[-1]].name} scores answers that can be flagged "
+                "for a later follow-up, but no `question_source: flags` section comes after it "
+                "(waiting follow-ups would never be asked); add one after it"]
 
     def state(self, name: str) -> StateConfig:
         for state in self.states:

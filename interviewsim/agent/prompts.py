@@ -74,11 +74,30 @@ and honest: a mentor, not a cheerleader. Never call an answer perfect.
 
 Be specific: quote the candidate's own words. Use the speech analysis below rather than \
 counting yourself. Mention filler words only when they were frequent, hedging when it \
-weakened a claim, and length when the answer was very short or rambling. Prefer one \
-concrete improvement with an example of how to say it over a list of generic tips.
+weakened a claim, and length when the analysis says the answer was too short or too long. \
+Prefer one concrete improvement with an example of how to say it over a list of generic tips.
+Rate the answer on its topic from 1 to 10 (never 10 for a practice answer with something left \
+to sharpen), say what would move that score up, and name one specific thing to study or \
+practise (a concept, a technique, a kind of exercise).
 {summary}
 Reply with one JSON object with exactly these fields:
-{{"what_worked": "...", "what_to_improve": "...", "how_to_improve": "..."}}"""
+{{"what_worked": "...", "what_to_improve": "...", "how_to_improve": "...", "score": 6, \
+"to_raise_score": "...", "study": "..."}}"""
+
+FOLLOWUP = """\
+You write one follow-up question for an interviewer, about what the candidate actually said.
+
+Rules:
+- Build the question on the candidate's own words: quote or name the specific thing they \
+mentioned (a technology, a number, an incident, a decision).
+- Go one level deeper than the answer: the reason, the constraint, the trade-off, what \
+happened next.
+- Ask exactly one question. No praise, no verdict, no hint: never suggest an approach or \
+the answer, and never ask "have you considered...".
+- Not "Can you tell me more?" and not a textbook question.
+
+Reply with one JSON object: {"question": "..."}"""
+"""The follow-up generator's system prompt (used as is, not a template)."""
 
 EXAMPLES: dict[str, dict] = {
     "say": {"text": "<what you say to the candidate>"},
@@ -101,9 +120,15 @@ def action_menu(tools: Sequence[str]) -> str:
 
 
 def rubric_lines(areas: Sequence[RubricArea], with_ids: bool) -> str:
+    """The evaluator's lines (``with_ids``) carry the areas' red flags; the interviewer's carry
+    their signal questions as starting points. Areas without either read as before."""
     if with_ids:
-        return "\n".join(f"- {a.id}: {a.description}" for a in areas)
-    return "\n".join(f"- {a.description}" for a in areas)
+        return "\n".join(f"- {a.id}: {a.description}" + "".join(
+            f"\n  red flag (flag it as potential_red_flag): {flag}" for flag in a.red_flags)
+            for a in areas)
+    return "\n".join(f"- {a.description}" + (
+        f" (starting points, adapt rather than read out: {' / '.join(a.signal_questions)})"
+        if a.signal_questions else "") for a in areas)
 
 
 def evaluator_request(section: str, question: str, answer: str) -> str:
@@ -113,6 +138,12 @@ def evaluator_request(section: str, question: str, answer: str) -> str:
 
 def coach_request(question: str, answer: str, analysis: str) -> str:
     return f"Question: {question}\nAnswer: {answer}\nSpeech analysis: {analysis}"
+
+
+def followup_request(question: str, answer: str, flag_type: str, excerpt: str) -> str:
+    """The follow-up generator's user message: the exchange and what the evaluator flagged."""
+    return (f"Question: {question}\nCandidate's answer: {answer}\nFlagged "
+            f"({flag_type.replace('_', ' ')}): \"{excerpt}\"\nWrite the follow-up question.")
 
 
 OPENING_CUE = "Hello, I'm ready to start."

@@ -9,8 +9,9 @@ from pydantic import BaseModel, ConfigDict
 
 from interviewsim.agent.actions import ToolLogEntry
 from interviewsim.agent.coach import CoachNote
-from interviewsim.agent.followup import FollowupCheck
+from interviewsim.agent.followup import FollowupCheck, GeneratedFollowup
 from interviewsim.agent.guardrails import TurnAudit
+from interviewsim.agent.live import LiveAction
 from interviewsim.agent.memory import MemorySummary
 from interviewsim.agent.personas import PersonaSwitch
 from interviewsim.agent.plan import InterviewPlan
@@ -18,7 +19,7 @@ from interviewsim.agent.scoring import AnswerScore, Flag
 from interviewsim.agent.state_machine import Transition
 from interviewsim.data.records import CallRecord
 
-UtteranceKind = Literal["question", "plan_question", "followup", "fallback"]
+UtteranceKind = Literal["question", "plan_question", "followup", "fallback", "guardrail"]
 
 
 class Utterance(BaseModel):
@@ -29,7 +30,8 @@ class Utterance(BaseModel):
     text: str
     kind: UtteranceKind
     """``question``: phrased by the model; ``plan_question``: asked verbatim from the plan;
-    ``followup``: probes a flag; ``fallback``: the model produced no valid turn."""
+    ``followup``: probes a flag; ``fallback``: the model produced no valid turn;
+    ``guardrail``: a live guardrail's fixed line (silence, an upset candidate)."""
     flag_id: int | None = None
 
 
@@ -95,6 +97,10 @@ class SessionResult:
     memory_summaries: list[MemorySummary] = field(default_factory=list)
     unscored_turns: list[int] = field(default_factory=list)
     """Substantive answers the evaluator failed to score within its call budget."""
+    live_actions: list[LiveAction] = field(default_factory=list)
+    """Live guardrails that fired (silence, upset, drift), in order."""
+    generated_followups: list[GeneratedFollowup] = field(default_factory=list)
+    """Every run of the follow-up generator, accepted or not."""
 
     def state_sequence(self) -> list[str]:
         return [t.to_state for t in self.state_history]

@@ -11,6 +11,7 @@ from statistics import fmean
 
 from pydantic import BaseModel, ConfigDict
 
+from interviewsim.agent.coach import TopicScore, topic_scores
 from interviewsim.agent.guardrails import GuardrailSummary, summarize_audits
 from interviewsim.agent.results import CandidateInfo, SessionResult
 from interviewsim.agent.scoring import DIMENSIONS, AnswerScore
@@ -61,9 +62,17 @@ class Scorecard(BaseModel):
     guardrail_violation_rate: float | None
     followups_asked: int
     followups_without_candidate_words: int
+    followups_generated: int
+    """Follow-ups the generator wrote that passed its checks (and were asked)."""
+    followups_generator_failed: int
+    """Flags the generator could not phrase; the interviewer model took the turn."""
+    live_guardrails: dict[str, int]
+    """Live guardrails that fired, by event (silence, upset, drift)."""
     persona_switches: int
     memory_compressions: int
     coach_notes: int
+    coach_topics: list[TopicScore]
+    """The coach's 1-10 rating per topic (mean over its answers)."""
 
 
 def _round(value: float | None) -> float | None:
@@ -118,7 +127,12 @@ def build_scorecard(result: SessionResult) -> Scorecard:
         guardrail_violation_rate=_round(guardrails.violation_rate),
         followups_asked=len(result.followups),
         followups_without_candidate_words=sum(1 for f in result.followups if not f.passed),
+        followups_generated=sum(1 for g in result.generated_followups if g.question),
+        followups_generator_failed=sum(1 for g in result.generated_followups
+                                       if g.question is None),
+        live_guardrails=dict(sorted(Counter(a.event.value for a in result.live_actions).items())),
         persona_switches=len(result.persona_switches),
         memory_compressions=len(result.memory_summaries),
         coach_notes=len(result.coach_notes),
+        coach_topics=topic_scores(result.coach_notes),
     )

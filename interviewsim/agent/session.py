@@ -12,11 +12,12 @@ from __future__ import annotations
 from interviewsim.agent.actions import ask_action, feedback, rejection
 from interviewsim.agent.candidates import Candidate, CandidateLeft, CandidateReply
 from interviewsim.agent.clock import Clock
-from interviewsim.agent.coach import Coach
+from interviewsim.agent.coach import Coach, topic_scores
 from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.evaluator import Evaluator
-from interviewsim.agent.followup import check_followup
+from interviewsim.agent.followup import FollowupGenerator, check_followup
 from interviewsim.agent.guardrails import GuardrailAuditor
+from interviewsim.agent.live import LiveAction, LiveEvent, LiveGuard
 from interviewsim.agent.memory import ConversationMemory, MemoryEntry
 from interviewsim.agent.personas import (
     PERSONA_TOOLS,
@@ -43,7 +44,7 @@ from interviewsim.text.speech import analyze_speech, count_words
 
 GENERIC_PROBE = "Could you walk me through that in more detail?"
 """Last-resort turn when the model failed and the section has no plan question left."""
-UNSCORED_SIGNALS = frozenset({Signal.HINT_REQUEST, Signal.PROGRESS_QUESTION})
+UNSCORED_SIGNALS = frozenset({Signal.HINT_REQUEST, Signal.PROGRESS_QUESTION, Signal.UPSET})
 
 
 class InterviewSession:
@@ -51,12 +52,20 @@ class InterviewSession:
 
     def __init__(self, plan: InterviewPlan, settings: AgentSettings, interviewer: ModelClient,
                  evaluator: Evaluator, coach: Coach | None, candidate: Candidate,
-                 clock: Clock, info: CandidateInfo):
+                 clock: Clock, info: CandidateInfo,
+                 followups: FollowupGenerator | None = None):
         self.plan = plan
         self.settings = settings
         self.interviewer = interviewer
         self.evaluator = evaluator
         self.coach = coach if settings.coach_mode != "off" else None
+        self.followups = followups
+        self.live_guard = LiveGuard(plan, settings.silence_threshold_s,
+                                    settings.min_substantive_words, settings.drift_max_exchanges)
+        self.live: LiveAction | None = None
+        """The live guardrail the next interviewer turn must handle."""
+        self.coach_mark = 0
+        """Coach notes before the current section (its topics are summed up when it ends)."""
         self.candidate = candidate
         self.clock = clock
         self.sm = StateMachine(plan)
@@ -102,6 +111,7 @@ class InterviewSession:
         self.turn += 1
         state = self.sm.current
         self.sm.record_turn(utterance.text)
+        self.live = None
         self.clock.spoke(utterance.text)
         self.result.transcript.append(TranscriptEntry(
             turn=self.turn, state=state, speaker="interviewer", text=utterance.text,
@@ -122,8 +132,7 @@ class InterviewSession:
         flag.resolved_turn = self.turn
         if self.pending_flag == flag.flag_id:
             self.pending_flag = None
-        answer = next(e.text for e in self.result.transcript
-                      if e.turn == flag.turn and e.speaker == "candidate")
+        answer = self._exchange(flag.turn)[1]
         self.result.followups.append(FollowupRecord(
             turn=self.turn, flag_id=flag.flag_id, answer_turn=flag.turn,
             followup=utterance.text,
@@ -131,7 +140,7 @@ class InterviewSession:
 
     def _hear(self, utterance: Utterance, reply: CandidateReply) -> None:
         state = self.sm.state
-        self.signals = detect_signals(reply.text)
+        self.signals = detect_signals(reply.text, utterance.text)
         self.clock.spoke(reply.text)
         self.result.transcript.append(TranscriptEntry(
             turn=self.turn, state=state.name, speaker="candidate", text=reply.text,
@@ -145,10 +154,15 @@ class InterviewSession:
         self.last_answer = (self.turn, state.name, reply.text)
         if self._substantive(state, reply):
             self._assess(state, utterance.text, reply)
+        live = self.live_guard.after_reply(self.turn, state, utterance.text, reply.text,
+                                           reply.duration_s, reply.valid, self.signals)
         session_spent = self.turn >= self.plan.max_total_turns or \
             self.clock.minute() >= self.plan.total_minutes
         if self.sm.after_answer(self._facts(), self.turn, self.clock.minute(), session_spent):
             self._entered_section()
+        if live is not None and (live.event != LiveEvent.DRIFT or live.state == self.sm.current):
+            self.live = live  # drift is about a section; it lapses when the section ends
+            self.result.live_actions.append(live)
 
     def _substantive(self, state: StateConfig, reply: CandidateReply) -> bool:
         return (state.scored and reply.valid and not (self.signals & UNSCORED_SIGNALS)
@@ -167,7 +181,8 @@ class InterviewSession:
         if self.coach is not None:
             system = self.personas.coach_prompt()
             self.personas.activate("coach", self.turn, self.personas.compact_summary("coach"))
-            note = self.coach.advise(system, self.turn, question, reply.text,
+            topic = state.name if assessment.score is None else assessment.score.rubric_area
+            note = self.coach.advise(system, self.turn, topic, question, reply.text,
                                      analyze_speech(reply.text, reply.duration_s))
             self.result.coach_notes.append(note)
             if self.settings.coach_mode == "live" and note.feedback is not None:
@@ -197,15 +212,25 @@ class InterviewSession:
             plan_questions_left=max(left, 0),
             open_flags=len(self.context.open_flags()),
             unscored_required_areas=len(required - set(self.context.topics_covered)),
-            candidate_done=bool(self.state_replies) and
-            Signal.NO_MORE_QUESTIONS in detect_signals(self.state_replies[-1]),
+            candidate_done=bool(self.state_replies) and Signal.NO_MORE_QUESTIONS in self.signals,
         )
 
     def _entered_section(self) -> None:
         self.state_replies = []
+        self._coach_topics()
         if not self.sm.complete:
             self.context.sections_covered.append(self.sm.current)
         self._skip_empty_sections()
+
+    def _coach_topics(self) -> None:
+        """In live coaching, the topics of the section that just ended, rated 1-10."""
+        notes = self.result.coach_notes
+        if self.settings.coach_mode == "live" and len(notes) > self.coach_mark:
+            ended = {n.topic for n in notes[self.coach_mark:]}
+            for topic in topic_scores(notes):
+                if topic.topic in ended:
+                    self.candidate.hear("Coach", f"Topic {topic.render()}")
+        self.coach_mark = len(notes)
 
     def _skip_empty_sections(self) -> None:
         while not self.sm.complete and self.sm.skip_if_done(self._facts(), self.turn,
@@ -216,7 +241,7 @@ class InterviewSession:
     # ---- the interviewer's turn ----------------------------------------------------------
 
     def _followup_flag(self, state: StateConfig) -> Flag | None:
-        if not state.allow_followups:
+        if not state.allow_followups or self.live is not None:
             return None
         if self.pending_flag is not None:
             return self.context.flags[self.pending_flag]
@@ -229,8 +254,13 @@ class InterviewSession:
         exchange: list[Message] = []
         while not self.sm.complete:
             state = self.sm.state
+            if self.live is not None and self.live.line and state.question_source != "model":
+                return Utterance(text=self.live.line, kind="guardrail")
             flag = self._followup_flag(state)
-            if flag is None and state.question_source == "plan":
+            generated = self._generated_followup(flag)
+            if generated is not None:
+                return generated
+            if flag is None and self.live is None and state.question_source == "plan":
                 cursor = self.plan_cursor.get(state.name, 0)
                 if cursor < len(state.questions):
                     return Utterance(text=state.questions[cursor], kind="plan_question")
@@ -270,7 +300,25 @@ class InterviewSession:
         return {"status": "transitioned", "new_section": self.sm.current,
                 "instructions": self.sm.state.entry_instruction}
 
+    def _exchange(self, turn: int) -> tuple[str, str]:
+        """(question, answer) of one transcript turn."""
+        said = {e.speaker: e.text for e in self.result.transcript if e.turn == turn}
+        return said.get("interviewer", ""), said.get("candidate", "")
+
+    def _generated_followup(self, flag: Flag | None) -> Utterance | None:
+        """The follow-up generator's question for ``flag``, when it writes one that passes."""
+        if flag is None or self.followups is None:
+            return None
+        question, answer = self._exchange(flag.turn)
+        generated = self.followups.generate(self.turn + 1, flag, question, answer)
+        self.result.generated_followups.append(generated)
+        if generated.question is None:
+            return None
+        return Utterance(text=generated.question, kind="followup", flag_id=flag.flag_id)
+
     def _fallback(self, state: StateConfig, flag: Flag | None) -> Utterance:
+        if self.live is not None and self.live.line:
+            return Utterance(text=self.live.line, kind="guardrail")
         if flag is not None:
             return Utterance(text=flag.suggested_followup, kind="fallback", flag_id=flag.flag_id)
         cursor = self.fallback_cursor.get(state.name, 0)
@@ -292,6 +340,8 @@ class InterviewSession:
     def _messages(self, state: StateConfig, flag: Flag | None,
                   exchange: list[Message]) -> list[Message]:
         instructions = [HANDLING[s] for s in sorted(self.signals) if s in HANDLING]
+        if self.live is not None:
+            instructions.append(self.live.instruction)
         if flag is not None:
             instructions.append(
                 f"Follow up on the candidate's words \"{flag.answer_excerpt}\" "

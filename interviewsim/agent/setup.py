@@ -13,6 +13,8 @@ from interviewsim.agent.clock import Clock, VirtualClock
 from interviewsim.agent.coach import Coach
 from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.evaluator import Evaluator
+from interviewsim.agent.followup import FollowupGenerator
+from interviewsim.agent.guardrails import GuardrailAuditor
 from interviewsim.agent.plan import InterviewPlan
 from interviewsim.agent.results import CandidateInfo, SessionResult
 from interviewsim.agent.session import InterviewSession
@@ -32,6 +34,8 @@ class AgentClients:
     evaluator: ModelClient
     coach: ModelClient | None
     candidate: ModelClient
+    followup: ModelClient | None = None
+    """The follow-up generator's client; None when ``followup_generator`` is off."""
 
 
 def open_clients(hub: ModelHub, params: Params, settings: AgentSettings) -> AgentClients:
@@ -42,6 +46,8 @@ def open_clients(hub: ModelHub, params: Params, settings: AgentSettings) -> Agen
         evaluator=hub.client(settings.model_for("evaluator", params), label="evaluator"),
         coach=coach,
         candidate=hub.client(params.models.generator, label="generator"),
+        followup=hub.client(settings.model_for("followup", params), label="followup")
+        if settings.followup_generator else None,
     )
 
 
@@ -61,7 +67,13 @@ def run_session(plan: InterviewPlan, settings: AgentSettings, clients: AgentClie
                 clock: Clock | None = None) -> SessionResult:
     """Run one interview; simulated sessions default to the virtual clock."""
     evaluator = Evaluator(clients.evaluator, plan, settings.evaluator_max_calls)
-    coach = None if clients.coach is None else Coach(clients.coach, settings.coach_max_attempts)
+    coach = None if clients.coach is None else Coach(
+        clients.coach, settings.coach_max_attempts, settings.words_per_minute,
+        settings.coach_short_answer_s, settings.coach_long_answer_s)
+    followups = None if clients.followup is None else FollowupGenerator(
+        clients.followup, settings.followup_max_attempts, settings.followup_min_shared_terms,
+        GuardrailAuditor(plan.area_ids()))
     session = InterviewSession(plan, settings, clients.interviewer, evaluator, coach, candidate,
-                               clock or VirtualClock(settings.words_per_minute), info)
+                               clock or VirtualClock(settings.words_per_minute), info,
+                               followups)
     return session.run()

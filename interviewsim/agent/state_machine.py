@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
+from interviewsim.agent.discourse import is_question
 from interviewsim.agent.plan import InterviewPlan, StateConfig
 
 
@@ -68,9 +69,10 @@ class StateMachine:
         return self.current == self.plan.terminal_state
 
     def record_turn(self, utterance: str) -> None:
-        """Count one interviewer turn; it is a question when it contains a question mark."""
+        """Count one interviewer turn; it is a question when it asks or requests an answer
+        ("Why nine?", and equally "Tell me about a time you..." or "Walk me through...")."""
         self.turns_in_state += 1
-        if "?" in utterance:
+        if is_question(utterance):
             self.questions_in_state += 1
 
     def conditions_met(self, facts: Facts) -> bool:

@@ -21,6 +21,7 @@ import numpy as np
 
 from interviewsim.data.corpus import Pair, PersonalityData
 from interviewsim.data.records import ControlAnswer
+from interviewsim.errors import ConfigError, Problem
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
 
@@ -78,6 +79,12 @@ def control_answers(people: Iterable[PersonalityData], controls: Sequence[str],
     if IMPOSTOR in controls:
         if embed is None:
             raise ValueError("the impostor control needs an embedder")
+        if sum(bool(p.heldout) for p in persons) < 2:
+            raise ConfigError([Problem(
+                "params.yaml", "controls",
+                "the impostor control answers one person's questions with another's answers, "
+                "so it needs at least two personalities with held-out pairs; remove impostor "
+                "from controls for a single personality")])
         impostors = impostor_answers({p.personality_id: list(p.heldout) for p in persons},
                                      embed, seed)
     out: list[ControlAnswer] = []

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from interviewsim.analysis.headline import HEADLINE_METRICS
 from interviewsim.analysis.metrics import (
     NOT_POOLED,
     SCORES_MALFORMED,
@@ -101,10 +102,11 @@ def _best(cells: Mapping[CellKey, MetricCell], rows: Sequence[str], metric: str,
     return {s for s, v in present.items() if round(v, 3) == round(target, 3)}
 
 
-def results_table(data: ReportData) -> str:
-    """The paper-style table: best value in bold, marks for a difference from the baseline."""
+def results_table(data: ReportData, metrics: Sequence[str] | None = None) -> str:
+    """The paper-style table: best value in bold, marks for a difference from the baseline;
+    ``metrics`` keeps only those columns (the headline table)."""
     rows = row_order(data.cells, data.strategies)
-    cols = columns(data.cells)
+    cols = [(m, j) for m, j in columns(data.cells) if metrics is None or m in metrics]
     best = {(m, j): _best(data.cells, rows, m, j) for m, j in cols}
     header = "| strategy | " + " | ".join(f"{m} ({j})" for m, j in cols) + " |"
     lines = [header, "|---|" + "---:|" * len(cols)]
@@ -239,6 +241,15 @@ def counts_table(usage: UsageTotals) -> str:
     return "\n".join(lines)
 
 
+def _headline_part(data: ReportData) -> list[str]:
+    """The headline metrics alone (the same five as reports/headline/ and the MLflow parent
+    run), then a lead-in to the table of every metric; nothing when the run has none of them."""
+    if not any(metric in HEADLINE_METRICS for _, _, metric in data.cells):
+        return []
+    return ["Headline metrics (also in `reports/headline/` and the MLflow parent run):",
+            results_table(data, HEADLINE_METRICS), "All metrics:"]
+
+
 def render_report(data: ReportData) -> str:
     """report.md: the table first, then what it rests on, then how the run was configured."""
     baseline = (f"`*` p < 0.05, `**` p < 0.01 against **{data.baseline}** "
@@ -257,6 +268,7 @@ def render_report(data: ReportData) -> str:
         "lower is better). " + baseline + "(two-sided paired sign-flip test over personalities, "
         f"{rule}, Holm-adjusted within each column). "
         "Lower is better for contradiction_ratio.",
+        *_headline_part(data),
         results_table(data),
         "## Confidence intervals and counts",
         f"*value*: the macro average, with its percentile bootstrap interval over personalities "

@@ -17,6 +17,8 @@ estimates:
   them) when the response cache exists; other stages' requests depend on earlier outputs, so
   their hits are not counted (the plan then overstates what a rerun pays).
 - re-asks after an invalid output are not counted (they add calls only for failures).
+- the interview stage's calls depend on what the models say (a follow-up, an early end): they
+  are sized from the agent's plan (:mod:`interviewsim.experiment.sizing`).
 
 Cost uses ``params.prices[model]`` (US dollars per million prompt / completion tokens); a model
 without a price has no cost.
@@ -29,15 +31,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from interviewsim.context.strategies import (
-    ContextSelection,
-    chronological,
-    pair_tokens,
-    select_context,
-)
+from interviewsim.agent.config import AgentSettings
+from interviewsim.agent.plan import InterviewPlan
 from interviewsim.data.corpus import Pair, PersonalityData
 from interviewsim.data.prepare import discover_inputs, pair_records, validate_document
 from interviewsim.experiment.params import Params
+from interviewsim.experiment.sizing import (
+    INDEXED,
+    interview_calls,
+    interview_strategies,
+    planned_selection,
+    prompt_tokens,
+    stand_in,
+)
 from interviewsim.generation.prompt import generation_messages
 from interviewsim.judges.personality import TRAITS
 from interviewsim.judges.prompts import (
@@ -52,9 +58,6 @@ from interviewsim.llm.usage import cost_usd
 from interviewsim.mcq.answering import LINE_TOKENS
 from interviewsim.mcq.prompts import ANSWER_SYSTEM, atomic_messages
 from interviewsim.text.tokens import CHARS_PER_TOKEN, estimate_tokens
-
-INDEXED = ("retrieval", "hybrid")
-"""Strategies whose context needs the embedder; the plan sizes them without it."""
 
 
 @dataclass
@@ -131,33 +134,18 @@ def iter_inputs(input_dir: str | Path, test_fraction: float,
                               doc.personality.long_profile, train, tuple(heldout))
 
 
-def _stand_in(tokens: int) -> str:
-    """Text of about ``tokens`` tokens, standing in for a model output of that length."""
-    return "x" * (tokens * CHARS_PER_TOKEN)
-
-
-def _proxy_selection(strategy: str, person: PersonalityData, params: Params) -> ContextSelection:
-    """A retrieval/hybrid context sized by the same number of latest pairs (no embedder)."""
-    c = params.context
-    n = c.retrieval_pairs if strategy == "retrieval" else c.hybrid_retrieved + c.hybrid_recent
-    pairs = chronological(person.train, n)
-    budget, kept = c.max_context_tokens, []
-    for pair in reversed(pairs):
-        budget -= pair_tokens(pair)
-        if budget < 0:
-            break
-        kept.append(pair)
-    return ContextSelection(strategy, pair_ids=tuple(p.qa_id for p in reversed(kept)))
-
-
 KeyCheck = Callable[[list[ChatRequest]], int]
 """Counts how many of the requests the response cache already answers."""
 
 
+Agent = tuple[AgentSettings, InterviewPlan]
+"""What sizing the interview stage needs besides params: the agent's settings and its plan."""
+
+
 def plan_personality(plan: CallPlan, person: PersonalityData, params: Params,
                      generate_request: Callable[[list[Message]], ChatRequest] | None = None,
-                     cached: KeyCheck | None = None) -> None:
-    """Add one personality's calls to ``plan``."""
+                     cached: KeyCheck | None = None, agent: Agent | None = None) -> None:
+    """Add one personality's calls to ``plan`` (the interview stage's only with ``agent``)."""
     models = params.models
     heldout = person.heldout
     plan.personalities += 1
@@ -176,8 +164,7 @@ def plan_personality(plan: CallPlan, person: PersonalityData, params: Params,
         line = plan.line("generate", "generator", gen.model, estimated=strategy in INDEXED)
         line.estimated = line.estimated or strategy in INDEXED
         # every strategy but retrieval/hybrid selects the same context for every question
-        selection = (_proxy_selection(strategy, person, params) if strategy in INDEXED else
-                     select_context(strategy, person, [], params.context, params.seed))
+        selection = planned_selection(strategy, person, params)
         exact_requests = strategy not in INDEXED and generate_request is not None
         if not exact_requests:  # the prompt is a fixed prefix + the question: size it once
             system, user = generation_messages(person.personality_id, "", selection, pairs)
@@ -201,29 +188,29 @@ def plan_personality(plan: CallPlan, person: PersonalityData, params: Params,
         grouped = [[p.response for p in group] for _, group in interviews]
         summary_tokens = max(judge.max_tokens, params.judge.fact_summary_min_tokens)
         plan.line("fact-summary", f"judge:{judge.name}", judge.model).add(
-            _tokens(fact_summary_messages(grouped)), summary_tokens)
+            prompt_tokens(fact_summary_messages(grouped)), summary_tokens)
         # judge CS and FC: one each per generated answer (strategy × held-out pair)
         judged = plan.line("judge", f"judge:{judge.name}", judge.model, estimated=True)
-        summary = _stand_in(summary_tokens)
+        summary = stand_in(summary_tokens)
         for pair, tokens in zip(heldout, answer_tokens, strict=True):
-            answer = _stand_in(min(tokens, gen.max_tokens))
+            answer = stand_in(min(tokens, gen.max_tokens))
             n = len(params.strategies)
-            judged.add(_tokens(content_similarity_messages(pair.response, answer)),
+            judged.add(prompt_tokens(content_similarity_messages(pair.response, answer)),
                        judge.max_tokens, n=n)
-            judged.add(_tokens(factual_consistency_messages(summary, answer)),
+            judged.add(prompt_tokens(factual_consistency_messages(summary, answer)),
                        judge.max_tokens, n=n)
             # the controls' answers are real answers, the length of the reference
-            judged.add(_tokens(content_similarity_messages(pair.response, pair.response)),
+            judged.add(prompt_tokens(content_similarity_messages(pair.response, pair.response)),
                        judge.max_tokens, n=len(params.controls))
-            judged.add(_tokens(factual_consistency_messages(summary, pair.response)),
+            judged.add(prompt_tokens(factual_consistency_messages(summary, pair.response)),
                        judge.max_tokens, n=len(params.controls))
         # PS: traits × (reference + each strategy + each control) × runs
         reference = [p.response for p in heldout]
-        generated = [_stand_in(min(t, gen.max_tokens)) for t in answer_tokens]
+        generated = [stand_in(min(t, gen.max_tokens)) for t in answer_tokens]
         for trait in TRAITS:
-            judged.add(_tokens(personality_messages(reference, trait)), judge.max_tokens,
+            judged.add(prompt_tokens(personality_messages(reference, trait)), judge.max_tokens,
                        n=params.judge.ps_runs * (1 + len(params.controls)))
-            judged.add(_tokens(personality_messages(generated, trait)), judge.max_tokens,
+            judged.add(prompt_tokens(personality_messages(generated, trait)), judge.max_tokens,
                        n=params.judge.ps_runs * len(params.strategies))
 
     # mcq-build: an atomic item, then an MCQ, per held-out pair
@@ -231,7 +218,7 @@ def plan_personality(plan: CallPlan, person: PersonalityData, params: Params,
     build = plan.line("mcq-build", "mcq_builder", builder.model, estimated=True)
     option_tokens = builder.max_tokens // params.mcq.option_count
     for pair in heldout:
-        build.add(_tokens(atomic_messages(pair.question, pair.response)), builder.max_tokens)
+        build.add(prompt_tokens(atomic_messages(pair.question, pair.response)), builder.max_tokens)
         build.add(estimate_tokens(pair.question + pair.response) + 200, builder.max_tokens)
 
     # mcq-answer: one grouped prompt per (strategy or control) × held-out interview ×
@@ -243,10 +230,9 @@ def plan_personality(plan: CallPlan, person: PersonalityData, params: Params,
                          estimated=True)
         contexts: list[tuple[int | None, int]] = []
         for strategy in params.strategies:
-            selection = (_proxy_selection(strategy, person, params) if strategy in INDEXED else
-                         select_context(strategy, person, [], params.context, params.seed))
-            contexts.append((_tokens(generation_messages(person.personality_id, "", selection,
-                                                         pairs)), 1))
+            selection = planned_selection(strategy, person, params)
+            messages = generation_messages(person.personality_id, "", selection, pairs)
+            contexts.append((prompt_tokens(messages), 1))
         contexts += [(None, len(params.controls))] if params.controls else []
         for context, n in contexts:
             for _, group in interviews:
@@ -258,9 +244,13 @@ def plan_personality(plan: CallPlan, person: PersonalityData, params: Params,
                 line.add(prompt, max(answerer.max_tokens, LINE_TOKENS * len(group) + 4),
                          n=n * rotations)
 
-
-def _tokens(messages: list[Message]) -> int:
-    return estimate_prompt_tokens(ChatRequest(messages=tuple(messages)))
+    # interview: whole sessions, sized from the plan's turn budgets (experiment/sizing.py)
+    if agent is not None:
+        for calls in interview_calls(person, params, *agent, interview_strategies(params)):
+            line = plan.line("interview", calls.role, calls.model, estimated=True)
+            line.calls += calls.calls
+            line.prompt_tokens += calls.prompt_tokens
+            line.completion_tokens += calls.completion_tokens
 
 
 def price(plan: CallPlan, params: Params) -> None:
@@ -272,11 +262,12 @@ def price(plan: CallPlan, params: Params) -> None:
 
 def build_plan(params: Params, people: Iterator[PersonalityData],
                generate_request: Callable[[list[Message]], ChatRequest] | None = None,
-               cached: KeyCheck | None = None) -> CallPlan:
-    """The plan of ``params`` over ``people`` (see the module doc for what is estimated)."""
+               cached: KeyCheck | None = None, agent: Agent | None = None) -> CallPlan:
+    """The plan of ``params`` over ``people`` (see the module doc for what is estimated);
+    the interview stage is planned with ``agent`` and noted as left out without it."""
     plan = CallPlan()
     for person in people:
-        plan_personality(plan, person, params, generate_request, cached)
+        plan_personality(plan, person, params, generate_request, cached, agent)
     price(plan, params)
     plan.notes.append("completion tokens are max_tokens per call (an upper bound)")
     if cached is None:
@@ -285,6 +276,10 @@ def build_plan(params: Params, people: Iterator[PersonalityData],
         plan.notes.append("cache hits counted for generate (retrieval/hybrid excluded) only")
     if set(params.strategies) & set(INDEXED):
         plan.notes.append("retrieval/hybrid contexts sized by the same number of latest pairs")
+    if interview_strategies(params):
+        plan.notes.append("interview: each section's turn budget, one first-attempt call per "
+                          "turn and role; a session that ends early makes fewer"
+                          if agent is not None else "interview: not planned (no agent plan)")
     missing = sorted({line.model for line in plan.lines.values()
                       if line.model not in params.prices})
     if missing:

@@ -1,4 +1,7 @@
-"""The seam's HTTP client: JSON POSTs over pooled HTTP/1.1 keep-alive connections.
+"""The opt-in HTTP client (``transport: http1``): JSON POSTs over pooled HTTP/1.1 keep-alive
+connections. The default transport is the ``openai`` SDK (:mod:`interviewsim.llm.transport`);
+this one is for endpoints reached directly at hundreds of requests in flight: it connects
+straight to ``base_url`` and ignores ``HTTP_PROXY`` / ``HTTPS_PROXY`` / ``NO_PROXY``.
 
 Chat and embedding calls are one request shape — a POST with a JSON body and a few fixed
 headers, answered by a status, headers and a JSON body — sent hundreds at a time. For that
@@ -11,6 +14,8 @@ rate. What it implements is what OpenAI-compatible servers send: ``Content-Lengt
 connection the server closed while idle is replaced and the request sent again on a new one,
 once, when no byte of a response had arrived. It asks for no compression and follows no
 redirects; any other failure is an exception for the retry loop (:mod:`interviewsim.llm.retry`).
+TLS uses Python's default context (the system CA store, or what ``SSL_CERT_FILE`` /
+``SSL_CERT_DIR`` name, which OpenSSL reads).
 """
 
 from __future__ import annotations

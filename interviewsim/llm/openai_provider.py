@@ -4,14 +4,14 @@
 key is read from the environment when the first request is built; it is never stored in
 settings, keys or logs.
 
-Chat and embedding requests are plain JSON POSTs on pooled keep-alive connections
-(:mod:`interviewsim.llm.http1`), the JSON body built here and the answer read here. Client CPU
-per request is what caps throughput at high concurrency (benchmarks/README.md): the typed
-``chat.completions.create`` path cost ~1 ms more than the ``openai`` client's plain ``post``,
-that ``post`` ~1 ms more than a bare aiohttp request, and aiohttp ~0.25 ms more than
-:class:`~interviewsim.llm.http1.Http1Pool`. Reading four fields by hand also makes every
-malformed body an explicit, retryable fault. The ``openai`` client (its own retries disabled,
-``max_retries=0``) is used only for the Files and Batches routes of batch mode.
+Chat and embedding requests are plain JSON POSTs, the JSON body built here and the answer read
+here (four fields read by hand, so every malformed body is an explicit, retryable fault). They
+travel over the provider's ``transport`` (:mod:`interviewsim.llm.transport`): by default the
+official ``openai`` client on its httpx pool, which honours proxy and CA-bundle environment
+variables; ``transport: http1`` opts into :class:`~interviewsim.llm.http1.Http1Pool`, which
+spends less client CPU per request and ignores them (benchmarks/README.md, "Transports"). Either
+way the ``openai`` client's own retries are off (``max_retries=0``); batch mode uses that client
+for the Files and Batches routes.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from interviewsim.errors import ProviderError
-from interviewsim.llm.http1 import Http1Pool
 from interviewsim.llm.provider import Provider, sampling_seed
 from interviewsim.llm.retry import RetryableFault, RetryPolicy, log, parse_retry_after
 from interviewsim.llm.settings import OpenAIProviderSettings
+from interviewsim.llm.transport import Http1Transport, SdkTransport, Transport
 from interviewsim.llm.types import ChatRequest, ChatResult, Usage
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class OpenAIProvider(Provider):
             settings.max_attempts, settings.backoff_initial_s, settings.backoff_max_s
         )
         self._client: openai.AsyncOpenAI | None = None
-        self._session: Http1Pool | None = None  # built inside the hub's loop
+        self._transport: Transport | None = None  # built inside the hub's loop
         self._key = ""
 
     def _api_key(self) -> str:
@@ -84,25 +84,18 @@ class OpenAIProvider(Provider):
         return f"provider {self.name!r} at {self.settings.base_url} (model {model})"
 
     def client(self) -> openai.AsyncOpenAI:
-        """The async client, built on first use inside the hub's event loop.
-
-        It uses the client's aiohttp transport when aiohttp is installed: httpx's connection
-        pool scans every pooled connection per request, which cost 2.5-3x the CPU per request
-        at concurrency 128 (benchmarks/README.md). ``openai`` is imported here, not at module
-        level: the package takes ~1.3 s to import, and chat and embeddings never need it."""
+        """The ``openai`` async client, built on first use inside the hub's event loop, on the
+        SDK's default httpx pool (proxies, CA bundle and ``NO_PROXY`` from the environment).
+        ``openai`` is imported here, not at module level: the package takes 1.3-1.8 s to
+        import, which a run on the ``http1`` transport without batch mode never pays."""
         if self._client is None:
             import openai
 
-            try:
-                http_client = openai.DefaultAioHttpClient(timeout=self.settings.timeout_s)
-            except RuntimeError:  # openai without its aiohttp extra: the default httpx pool
-                http_client = None
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key(),
                 base_url=self.settings.base_url,
                 timeout=self.settings.timeout_s,
                 max_retries=0,
-                http_client=http_client,
             )
         return self._client
 
@@ -145,28 +138,29 @@ class OpenAIProvider(Provider):
                 fault.description = fault.description.replace(key, "<redacted>")
         return fault
 
-    def session(self) -> Http1Pool:
-        """The connection pool for chat and embeddings, built on first use in the hub's loop.
-        It opens as many connections as requests are in flight: the hub's semaphore is what
-        limits concurrency."""
-        if self._session is None:
+    def transport(self) -> Transport:
+        """The transport for chat and embeddings (``settings.transport``), built on first use
+        in the hub's loop. Either opens connections as requests need them (the SDK's pool up
+        to 1,000); the hub's semaphore is what limits concurrency."""
+        if self._transport is None:
             self._key = self._api_key()
-            self._session = Http1Pool(
-                self.settings.base_url, timeout_s=self.settings.timeout_s,
-                headers={"Authorization": f"Bearer {self._key}",
-                         "Content-Type": "application/json", "Accept": "application/json"})
-        return self._session
+            if self.settings.transport == "http1":
+                self._transport = Http1Transport(self.settings.base_url, self._key,
+                                                 self.settings.timeout_s)
+            else:
+                self._transport = SdkTransport(self.client(), self.settings.timeout_s)
+        return self._transport
 
     async def _post(self, model: str, route: str, body: dict[str, Any]) -> dict[str, Any]:
         """One attempt: the decoded JSON object, or a fault for the retry loop."""
         try:
-            reply = await self.session().post(route, json.dumps(body).encode("utf-8"))
+            reply = await self.transport().post(route, body)
             status, headers, raw = reply.status, reply.headers, reply.body
             log.debug("POST %s%s -> HTTP %d, %d bytes", self.settings.base_url, route, status,
                       len(raw))
         except TimeoutError:
             raise RetryableFault(f"no response within {self.settings.timeout_s:g}s") from None
-        except OSError as exc:  # refused, reset, closed early, TLS, or not HTTP
+        except OSError as exc:  # refused, reset, closed early, TLS, proxy, or not HTTP
             raise self._redacted(RetryableFault(f"connection failed: {exc}")) from exc
         if status >= 300:
             if status in _RETRYABLE_STATUS or status >= 500:
@@ -222,9 +216,9 @@ class OpenAIProvider(Provider):
         return await self._policy.run(self._where(model), self._attempt_embed, model, texts)
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        transport, self._transport = self._transport, None
+        if transport is not None and not isinstance(transport, SdkTransport):
+            await transport.close()  # an SdkTransport's client is closed just below
         if self._client is not None:
             await self._client.close()
             self._client = None

@@ -49,6 +49,12 @@ class OpenAIProviderSettings(_Settings):
     ``json_object`` with a schema, or ``none`` (prompt only)."""
     grammar: bool = False
     """Whether the endpoint accepts GBNF grammars (llama.cpp server: ``grammar`` field)."""
+    transport: Literal["openai-sdk", "http1"] = "openai-sdk"
+    """How chat and embedding requests travel (interviewsim/llm/transport.py): ``openai-sdk``,
+    the official client on httpx, which honours ``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY`` and
+    ``SSL_CERT_FILE``/``SSL_CERT_DIR``; or ``http1``, a lean built-in HTTP/1.1 client that
+    spends less CPU per request but ignores the proxy variables (it always connects directly).
+    The request bodies, answers and cache keys are the same."""
     timeout_s: float = Field(120.0, gt=0)
     """Per-request timeout in seconds."""
     max_attempts: int = Field(6, gt=0)

@@ -47,12 +47,14 @@ def trace_record(outcome: PrepOutcome) -> dict[str, Any]:
         "rejected": state.rejected,
         "remaining": state.remaining,
         "initial_package_valid": state.initial_package_valid,
+        "verdict_changes": _dump(state.package.verdict_changes if state.package else ()),
         "gate_problems": state.gate_problems,
         "notes": state.notes,
     }
 
 
-def _write_error(out_dir: Path, outcome: PrepOutcome, keep: Sequence[str]) -> None:
+def _write_error(out_dir: Path, outcome: PrepOutcome, keep: Sequence[str], artifact: str
+                 ) -> None:
     state = outcome.state
     gate = state.failed_gate or "unknown"
     problems = state.gate_problems.get(gate, [])
@@ -61,7 +63,7 @@ def _write_error(out_dir: Path, outcome: PrepOutcome, keep: Sequence[str]) -> No
         "stop_reason": state.stop_reason, "phase": state.phase, "gate": gate,
         "problems": problems, "trajectory": outcome.trajectory})
     write_text_atomic(out_dir / "error_report.md", render_error_report(
-        state.stop_reason or "", state.phase, problems, outcome.trajectory))
+        state.stop_reason or "", state.phase, problems, outcome.trajectory, artifact))
 
 
 def _write_common(out_dir: Path, outcome: PrepOutcome) -> None:
@@ -84,7 +86,7 @@ def write_match_outputs(out_dir: Path, outcome: PrepOutcome) -> None:
         write_text_atomic(out_dir / "plan.md", render_plan(
             state.requirements, state.matches, state.focus_areas, state.evidence))
     else:
-        _write_error(out_dir, outcome, PLAN_FILES)
+        _write_error(out_dir, outcome, PLAN_FILES, "plan")
 
 
 def write_prep_outputs(out_dir: Path, outcome: PrepOutcome) -> None:
@@ -100,4 +102,4 @@ def write_prep_outputs(out_dir: Path, outcome: PrepOutcome) -> None:
         write_json_atomic(out_dir / "package.json", _dump(state.package))
         write_text_atomic(out_dir / "package.md", render_package(state.package))
     else:
-        _write_error(out_dir, outcome, PACKAGE_FILES)
+        _write_error(out_dir, outcome, PACKAGE_FILES, "package")

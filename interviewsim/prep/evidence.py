@@ -1,9 +1,10 @@
 """The evidence corpus: what the candidate can attest to, one citable item each.
 
-Two sources: an evidence file (YAML or JSON, items ``EV-…`` with a title and a summary) or a
-personality's ``prepared_input.json``, where each *training* pair becomes an item whose text is
-the person's own answer and which cites its ``qa_id``. Held-out pairs are never evidence, so the
-same corpus can ground InterviewSim claims without leaking the answers being predicted.
+Two sources: an evidence file (YAML or JSON, items ``EV-…`` with a title, a summary and optional
+tags, all three matched) or a personality's ``prepared_input.json``, where each *training* pair
+becomes an item whose text is the person's own answer and which cites its ``qa_id``. Held-out
+pairs are never evidence, so the same corpus can ground InterviewSim claims without leaking the
+answers being predicted.
 """
 
 from __future__ import annotations
@@ -38,10 +39,22 @@ class _EvidenceFile(BaseModel):
     evidence: Annotated[list[_FileItem], Field(min_length=1)]
 
 
-def _duplicate_problems(ids: list[str], file: str) -> list[Problem]:
+def _raw_ids(data: object) -> list[str | None]:
+    """Each listed item's id as written (None where it has none), read before validation so
+    duplicates are reported together with every other problem of the file."""
+    items = data.get("evidence") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return []
+    return [item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str)
+            else None for item in items]
+
+
+def _duplicate_problems(ids: list[str | None], file: str) -> list[Problem]:
     seen: dict[str, int] = {}
     problems: list[Problem] = []
     for index, item_id in enumerate(ids):
+        if item_id is None:
+            continue
         if item_id in seen:
             problems.append(Problem(file, f"evidence[{index}].id",
                                     f"duplicate {item_id!r} (first at evidence[{seen[item_id]}])"))
@@ -58,15 +71,17 @@ def load_evidence_file(path: str | Path) -> list[EvidenceItem]:
         raise InputError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
     except yaml.YAMLError as exc:
         raise InputError([Problem(str(path), "", f"invalid YAML/JSON: {exc}")]) from None
+    problems: list[Problem] = []
     try:
         parsed = _EvidenceFile.model_validate(data)
     except ValidationError as exc:
-        raise InputError(validation_problems(exc, str(path))) from None
-    problems = _duplicate_problems([item.id for item in parsed.evidence], str(path))
+        problems += validation_problems(exc, str(path))
+    problems += _duplicate_problems(_raw_ids(data), str(path))
     if problems:
         raise InputError(problems)
     return [
-        EvidenceItem(id=item.id, kind="file", title=item.title, text=item.summary)
+        EvidenceItem(id=item.id, kind="file", title=item.title, text=item.summary,
+                     tags=tuple(item.tags))
         for item in parsed.evidence
     ]
 

@@ -17,7 +17,7 @@ from typing import Any
 from interviewsim.llm.types import ChatRequest
 from interviewsim.prep.extraction import extract_lexical
 from interviewsim.prep.modelcall import read_payload
-from interviewsim.text.coverage import LexicalCorpus, terms
+from interviewsim.text.coverage import DocumentFrequencies, LexicalCorpus, terms
 
 Handler = Callable[[Any], Any]
 
@@ -36,7 +36,12 @@ def _extract(payload: Any) -> dict[str, Any]:
 
 
 def _match(payload: Any) -> dict[str, Any]:
-    corpus = LexicalCorpus([(e["id"], e["text"]) for e in payload["evidence"]])
+    """Lexical scores with weights from the original items only (not the ``CL-`` claims), as
+    the lexical matcher does: a claim never reweights a requirement it does not attest."""
+    items = [(e["id"], e["text"]) for e in payload["evidence"]]
+    original = DocumentFrequencies.of(text for item_id, text in items
+                                      if not item_id.startswith("CL-"))
+    corpus = LexicalCorpus(items, reference=original)
     out = []
     for requirement in payload["requirements"]:
         ranked = corpus.rank(requirement["text"])

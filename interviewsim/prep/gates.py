@@ -20,8 +20,10 @@ from interviewsim.prep.models import (
     Requirement,
     Strategy,
     Verdict,
+    VerdictChange,
     normalize,
 )
+from interviewsim.text.coverage import DocumentFrequencies, coverage
 
 
 def quote_in_posting(quote: str, posting: str) -> bool:
@@ -30,10 +32,32 @@ def quote_in_posting(quote: str, posting: str) -> bool:
     return bool(needle) and needle in normalize(posting)
 
 
+def posting_frequencies(posting: str) -> DocumentFrequencies:
+    """Term weights for grounding: each non-blank line of the posting is one document."""
+    return DocumentFrequencies.of(line for line in posting.splitlines() if line.strip())
+
+
+def ungrounded_text(text: str, posting: str, frequencies: DocumentFrequencies,
+                    threshold: float) -> str | None:
+    """Why ``text`` is not grounded in the posting, or None when it is: found verbatim (case
+    and whitespace aside), or its weighted terms covered at least ``threshold``. A quote can be
+    real while the text beside it is invented; matching reads the text, so both are checked."""
+    if quote_in_posting(text, posting):
+        return None
+    found = coverage(text, posting, frequencies)
+    if found.score >= threshold and found.claim_terms:
+        return None
+    unattested = [t for t in found.claim_terms if t not in found.matched]
+    return (f"text {text[:60]!r} is not grounded in the posting: coverage "
+            f"{found.score:.2f} < {threshold:.2f} (absent: {', '.join(unattested[:6]) or '—'})")
+
+
 def extraction_gate(requirements: Sequence[Requirement], posting: str,
                     settings: PrepSettings) -> list[str]:
-    """Grounded quotes, sequential ids from REQ-001, no repeated statement, count in bounds."""
+    """Grounded quotes and texts, sequential ids from REQ-001, no repeated statement, count in
+    bounds."""
     problems: list[str] = []
+    frequencies = posting_frequencies(posting)
     count = len(requirements)
     if not settings.min_requirements <= count <= settings.max_requirements:
         problems.append(f"extraction: {count} requirements; expected "
@@ -49,6 +73,10 @@ def extraction_gate(requirements: Sequence[Requirement], posting: str,
         if not quote_in_posting(requirement.source_quote, posting):
             problems.append(f"extraction: {requirement.id} source_quote "
                             f"{requirement.source_quote[:60]!r} does not appear in the posting")
+        ungrounded = ungrounded_text(requirement.text, posting, frequencies,
+                                     settings.grounding_threshold)
+        if ungrounded and requirement.text.strip():
+            problems.append(f"extraction: {requirement.id} {ungrounded}")
         key = normalize(requirement.text)
         if key in first_seen:
             problems.append(f"extraction: {requirement.id} repeats {first_seen[key]}")
@@ -101,6 +129,21 @@ class Draft:
     focus_areas: Sequence[FocusArea]
     strategy: Strategy | None
     questions: Sequence[PracticeQuestion]
+    initial_matches: Sequence[Verdict] = ()
+    """The initial pass's verdicts, when this draft is the final pass's."""
+
+
+def verdict_changes(initial: Sequence[Verdict], final: Sequence[Verdict],
+                    evidence: Sequence[EvidenceItem]) -> list[VerdictChange]:
+    """Requirements whose coverage differs between the passes, each with the admitted
+    clarifications its final verdict cites (the only evidence the final pass adds)."""
+    admitted = {item.id for item in evidence if item.kind == "clarification"}
+    before = {v.requirement_id: v.coverage for v in initial}
+    return [VerdictChange(requirement_id=v.requirement_id, before=before[v.requirement_id],
+                          after=v.coverage,
+                          new_evidence_ids=tuple(e for e in v.evidence_ids if e in admitted))
+            for v in final
+            if v.requirement_id in before and before[v.requirement_id] != v.coverage]
 
 
 def _sections(draft: Draft, settings: PrepSettings) -> list[str]:
@@ -171,6 +214,10 @@ def package_gate(draft: Draft, settings: PrepSettings) -> list[str]:
     problems += match_gate(draft.requirements, draft.matches, draft.evidence)
     problems += _focus_agreement(draft)
     problems += _references(draft)
+    problems += [f"package: {c.requirement_id} went {c.before} → {c.after} between the passes "
+                 "without citing any admitted clarification (no new evidence about it)"
+                 for c in verdict_changes(draft.initial_matches, draft.matches, draft.evidence)
+                 if not c.new_evidence_ids]
     if draft.strategy is not None:
         risks = {r.requirement_id for r in draft.strategy.risks}
         problems += [f"package: gap {a.requirement_id} is missing from the risks"

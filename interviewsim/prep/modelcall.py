@@ -8,6 +8,7 @@ failure becomes a :class:`ParseError` message and nothing is salvaged. Every cal
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
@@ -15,7 +16,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from interviewsim.data.records import CallRecord
-from interviewsim.errors import ParseError, validation_text
+from interviewsim.errors import ConfigError, ParseError, Problem, validation_text
 from interviewsim.llm.contract_json import parse_contract_object
 from interviewsim.llm.gbnf import gbnf_from_schema
 from interviewsim.llm.types import ChatRequest, ChatResult, Message, OutputConstraint
@@ -136,6 +137,12 @@ def _limit(prop: dict[str, Any], values: list[str]) -> None:
         prop["maxItems"] = 0
 
 
+def grammar_converter_available() -> bool:
+    """Whether llama-cpp-python (whose schema converter :mod:`interviewsim.llm.gbnf` extends)
+    is installed; without it no grammar can be built."""
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
 def constraint_for(client: PrepClient, task: str, model: type[BaseModel],
                    choices: Mapping[str, Sequence[str]] | None = None,
                    counts: Mapping[str, tuple[int, int]] | None = None,
@@ -145,10 +152,17 @@ def constraint_for(client: PrepClient, task: str, model: type[BaseModel],
     A grammar-capable runtime (llama.cpp, embedded or behind a server) gets a grammar from the
     schema with bounded strings and, through ``shape``, per-position items — enough structure
     for a 135M model to finish a valid document. A strict JSON-schema endpoint gets the portable
-    subset. Either way the parser and the gates still decide.
+    subset. Either way the parser and the gates still decide. Without llama-cpp-python a client
+    that also takes a JSON schema (the scripted fixture model of the offline demo) gets the
+    schema; one that takes only grammars cannot be constrained, which is a configuration error.
     """
     name = task.replace("-", "_")
-    if client.supports_grammar:
+    grammar = client.supports_grammar and grammar_converter_available()
+    if client.supports_grammar and not grammar and not client.supports_json_schema:
+        raise ConfigError([Problem("params.yaml", "providers", (
+            "the prep model takes only grammar constraints, and building one needs "
+            "llama-cpp-python, which is not installed (make setup installs it)"))])
+    if grammar:
         local = json_schema_of(model, choices, counts, lengths=True)
         return OutputConstraint(kind="grammar", name=name,
                                 grammar=gbnf_from_schema(shape(local) if shape else local))

@@ -45,6 +45,9 @@ class PrepSettings(_Record):
 
     match_threshold: float = Field(0.30, ge=0.0, le=1.0)
     """Lexical coverage at or above which an evidence item supports a requirement (FULL)."""
+    grounding_threshold: float = Field(0.30, ge=0.0, le=1.0)
+    """Lexical coverage of a requirement's ``text`` by the posting that grounds it (a text not
+    found verbatim in the posting must reach this, or the extraction gate rejects it)."""
     max_citations: int = Field(3, ge=1, le=8)
     """Most evidence items a lexical FULL verdict cites (the best-scoring ones)."""
     min_requirements: int = Field(1, ge=1)
@@ -85,6 +88,8 @@ class EvidenceItem(_Record):
     kind: Literal["file", "qa_pair", "clarification"]
     title: str
     text: Annotated[str, Field(min_length=1)]
+    tags: tuple[str, ...] = ()
+    """Keywords the candidate gave the item (evidence files); matched like its title."""
     qa_id: str | None = None
     """The interview pair this item restates (``qa_pair`` items only)."""
     provenance: ClarificationProvenance | None = None
@@ -202,6 +207,16 @@ class ClarificationRecord(_Record):
     evidence_id: str | None = None
 
 
+class VerdictChange(_Record):
+    """A requirement whose coverage differs between the initial and the final pass, and the
+    admitted evidence the final verdict cites (what changed it)."""
+
+    requirement_id: str
+    before: Coverage
+    after: Coverage
+    new_evidence_ids: tuple[str, ...]
+
+
 class Package(_Record):
     """Everything a candidate prepares from, each part traceable to the parts before it."""
 
@@ -215,3 +230,5 @@ class Package(_Record):
     questions: tuple[PracticeQuestion, ...]
     clarifications: tuple[ClarificationRecord, ...]
     remaining_gaps: tuple[str, ...]
+    verdict_changes: tuple[VerdictChange, ...] = ()
+    """Coverage changes between the passes; each names the new evidence behind it."""

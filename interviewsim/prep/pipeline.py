@@ -4,6 +4,11 @@ Every node is a small function of :class:`PrepState`; every route reads a boolea
 computed. The prep graph runs the workflow once (``initial``), asks about each gap once through
 an interrupt, then runs the workflow again (``final``) over the original evidence plus every
 admitted claim. The graph's shape is the behaviour the regression suite freezes.
+
+The lexical matcher's term weights are fixed from the original evidence on the first match and
+reused in the final pass: an admitted claim adds an item that can be cited, it never reweights
+the terms of requirements it does not attest, so a verdict changes only on new evidence (and the
+package gate rejects a final pass where one changed without citing any).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from interviewsim.prep.assessment import assess
 from interviewsim.prep.extraction import Extractor, extract_lexical, extract_llm
 from interviewsim.prep.generation import focus_payload, parse_round, write_questions, write_strategy
 from interviewsim.prep.graph import END, Graph, Route
-from interviewsim.prep.matching import Matcher, match_lexical, match_llm
+from interviewsim.prep.matching import Matcher, match_lexical, match_llm, reference_frequencies
 from interviewsim.prep.modelcall import PrepCall, PrepClient
 from interviewsim.prep.models import (
     AnswerAssessment,
@@ -32,6 +37,7 @@ from interviewsim.prep.models import (
     Strategy,
     Verdict,
 )
+from interviewsim.text.coverage import DocumentFrequencies
 
 GATES = ("round_context", "extraction", "matching", "package")
 
@@ -58,6 +64,8 @@ class PrepState:
     gate_problems: dict[str, list[str]] = field(default_factory=dict)
     """The latest outcome of each gate that has run ([] = passed)."""
     initial_matches: list[Verdict] = field(default_factory=list)
+    term_weights: DocumentFrequencies | None = None
+    """The lexical matcher's IDF reference: the original evidence, fixed at the first match."""
     initial_package_valid: bool | None = None
     processed: list[str] = field(default_factory=list)
     accepted: list[str] = field(default_factory=list)
@@ -151,7 +159,10 @@ class Nodes:
 
     def match(self, state: PrepState) -> None:
         if state.matcher == "lexical":
-            state.matches = match_lexical(state.requirements, state.evidence, state.settings)
+            if state.term_weights is None:
+                state.term_weights = reference_frequencies(state.base_evidence)
+            state.matches = match_lexical(state.requirements, state.evidence, state.settings,
+                                          state.term_weights)
             return
         verdicts, call = match_llm(state.requirements, state.evidence, self._model(),
                                    state.settings)
@@ -196,7 +207,8 @@ class Nodes:
 
     def package_gate(self, state: PrepState) -> None:
         draft = gates.Draft(state.posting, state.evidence, state.requirements, state.matches,
-                            state.focus_areas, state.strategy, state.questions)
+                            state.focus_areas, state.strategy, state.questions,
+                            state.initial_matches if state.phase == "final" else ())
         state.gate_problems["package"] = [*state.stage_errors.get("package", []),
                                           *gates.package_gate(draft, state.settings)]
         if state.phase == "initial":
@@ -256,7 +268,9 @@ class Nodes:
             evidence=tuple(state.evidence), requirements=tuple(state.requirements),
             matches=tuple(state.matches), focus_areas=tuple(state.focus_areas),
             strategy=state.strategy, questions=tuple(state.questions),
-            clarifications=tuple(state.records), remaining_gaps=tuple(state.remaining))
+            clarifications=tuple(state.records), remaining_gaps=tuple(state.remaining),
+            verdict_changes=tuple(gates.verdict_changes(state.initial_matches, state.matches,
+                                                        state.evidence)))
 
     def plan(self, state: PrepState) -> None:
         state.stop_reason = "plan_ready"

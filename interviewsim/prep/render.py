@@ -81,20 +81,39 @@ def render_package(package: Package) -> str:
     lines += [f"{i}. {q.question} ({q.requirement_id}; {', '.join(q.evidence_ids) or '—'})"
               for i, q in enumerate(package.questions, start=1)]
     if package.clarifications:
+        final = {v.requirement_id: v.coverage for v in package.matches}
         lines += ["", "## Clarifications", "",
-                  "| requirement | admitted | reason | claim |", "|---|---|---|---|"]
+                  "| requirement | admitted | reason | claim | final coverage |",
+                  "|---|---|---|---|---|"]
         lines += [f"| {c.requirement_id} | {'yes ' + (c.evidence_id or '') if c.accepted else 'no'}"
-                  f" | {_cell(c.reason)} | {_cell(c.accepted_claim or '—')} |"
+                  f" | {_cell(c.reason)} | {_cell(c.accepted_claim or '—')} "
+                  f"| {final.get(c.requirement_id, '—')} |"
                   for c in package.clarifications]
+    lines += ["", *_verdict_changes(package)]
     if package.remaining_gaps:
         lines += ["", f"Gaps never asked (budget spent): {', '.join(package.remaining_gaps)}"]
     lines += ["", "## Evidence", "", *_evidence_list(package.evidence), ""]
     return "\n".join(lines)
 
 
+def _verdict_changes(package: Package) -> list[str]:
+    """Which verdicts the clarifications changed, and the new evidence that changed each."""
+    lines = ["## Verdict changes after clarification", ""]
+    if not package.verdict_changes:
+        return [*lines, "No verdict changed between the initial and the final pass."]
+    lines += ["A verdict may change only where the final pass cites new evidence; the package "
+              "gate rejects any other change.", "",
+              "| requirement | initial | final | changed by |", "|---|---|---|---|"]
+    return lines + [f"| {c.requirement_id} | {c.before} | {c.after} | "
+                    f"{', '.join(c.new_evidence_ids) or '— (no new evidence)'} |"
+                    for c in package.verdict_changes]
+
+
 def render_error_report(stop_reason: str, phase: str, problems: Sequence[str],
-                        trajectory: Sequence[Sequence[str]]) -> str:
-    lines = ["# Prep run rejected: no package", "",
+                        trajectory: Sequence[Sequence[str]], artifact: str = "package") -> str:
+    """``artifact``: what the rejected run would have written (``package`` or ``plan``)."""
+    command = "run" if artifact == "package" else "match"
+    lines = [f"# Prep {command} rejected: no {artifact}", "",
              f"Stop reason: `{stop_reason}` (during the {phase} pass).", "",
              "A gate found these problems; nothing after it was assembled:", ""]
     lines += [f"- {problem}" for problem in problems]

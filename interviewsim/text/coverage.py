@@ -120,11 +120,17 @@ class Support:
 class LexicalCorpus:
     """Items to match against, with the document frequencies that weight their terms."""
 
-    def __init__(self, items: Sequence[tuple[str, str]]):
+    def __init__(self, items: Sequence[tuple[str, str]],
+                 reference: DocumentFrequencies | None = None):
+        """``reference``: the collection whose document frequencies weight terms; by default
+        the items themselves. A caller that adds items over time (prep's admitted
+        clarifications) passes one fixed reference, so adding an item never reweights the
+        terms of a text it does not attest."""
         self.items = list(items)
         self.item_terms = [terms(text) for _, text in self.items]
         """Each item tokenised once, however many texts are ranked against it."""
-        self.frequencies = DocumentFrequencies.of_terms(self.item_terms)
+        self.frequencies = (reference if reference is not None
+                            else DocumentFrequencies.of_terms(self.item_terms))
 
     def rank(self, text: str) -> list[Support]:
         """Every item's support for ``text``, best first; ties keep corpus order."""

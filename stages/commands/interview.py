@@ -1,4 +1,4 @@
-"""``interviewsim interview``: one interview with a simulated personality or a person.
+"""``interviewsim session``: one interview with a simulated personality or a person.
 
 Not a DVC stage (the experiment over every personality and strategy is
 ``stages/interview.py``); this is the command a researcher or a candidate runs.
@@ -27,7 +27,7 @@ from stages.common import PREPARED_DIR, params_option, read_params
 INTERVIEW_DIR = Path("data/artifacts/interview/runs")
 
 
-@click.command()
+@click.command("session")
 @params_option
 @click.option("--personality", "personality_id", default=None,
               help="Interview this personality's twin (a personality_id of the prepared data).")
@@ -37,23 +37,27 @@ INTERVIEW_DIR = Path("data/artifacts/interview/runs")
 @click.option("--plan", "plan_name", default=None,
               help="technical, personality, or a plan YAML path "
                    "[default: personality for a twin, technical for --human].")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, help=f"Artifact folder [default: {INTERVIEW_DIR}/<who>-<plan>].")
+@click.option("--out", "legacy_out", type=click.Path(file_okay=False, path_type=Path),
+              default=None, hidden=True, help="Deprecated spelling of --out-dir.")
 @click.option("--prepared-dir", type=click.Path(path_type=Path), default=PREPARED_DIR,
               show_default=True)
 @click.option("--agent-settings", "settings_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=SETTINGS_PATH, show_default=True)
+              default=None, help=f"Agent settings YAML [default: {SETTINGS_PATH}]; a file "
+                                 "given here must exist.")
 @click.option("--coach", "coach_mode", type=click.Choice(["off", "after", "live"]), default=None,
               help="Override coach_mode: live shows feedback after each answer (practice).")
 def interview(params_path: Path, personality_id: str | None, strategy: str, human: bool,
-              plan_name: str | None, out_dir: Path | None, prepared_dir: Path,
-              settings_path: Path, coach_mode: str | None) -> None:
+              plan_name: str | None, out_dir: Path | None, legacy_out: Path | None,
+              prepared_dir: Path, settings_path: Path | None, coach_mode: str | None) -> None:
     """Run one interview and write its transcript, scorecard, flags, state history and audit.
 
     With --personality the candidate is that personality's twin, built exactly as `generate`
     builds it and never shown a held-out answer; the personality plan then asks the held-out
-    questions. With --human you answer at the terminal, one line per answer; an empty input
-    or /quit ends the session early (its artifacts are still written).
+    questions. With --human you answer at the terminal, one line per answer; an empty line
+    is silence (the interviewer gives you time or another angle), /quit or end of input
+    (Ctrl-D) ends the session early, and its artifacts are still written.
     """
     if human == (personality_id is not None):
         raise click.UsageError("give exactly one of --personality ID or --human")
@@ -61,10 +65,12 @@ def interview(params_path: Path, personality_id: str | None, strategy: str, huma
     settings = load_agent_settings(settings_path)
     if coach_mode is not None:
         settings = settings.model_copy(update={"coach_mode": coach_mode})
-    settings.check_providers(params, str(settings_path))
+    settings.check_providers(params, str(settings_path or SETTINGS_PATH))
     plan = load_plan(plan_name or ("technical" if human else "personality"))
     who = "human" if human else f"{personality_id}-{strategy}"
-    out = out_dir or INTERVIEW_DIR / f"{who}-{plan.name}"
+    if legacy_out is not None:
+        click.echo("warning: --out is deprecated; use --out-dir", err=True)
+    out = out_dir or legacy_out or INTERVIEW_DIR / f"{who}-{plan.name}"
     with ModelHub(params.hub) as hub:
         clients = open_clients(hub, params, settings)
         if human:
@@ -88,7 +94,7 @@ def interview(params_path: Path, personality_id: str | None, strategy: str, huma
             info = CandidateInfo(kind="simulated", personality_id=person.personality_id,
                                  strategy=strategy)
             result = run_session(plan, settings, clients, candidate, info)
-        if human:
+        if human and result.stop_reason != "candidate_left":
             candidate.hear("Interviewer", "That's the end of the interview.")
         scorecard = write_session(result, out)
         write_run_log(out / RUN_LOG, {"turns": scorecard.turns}, hub.usage())

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 import yaml
 
-from interviewsim.errors import ConfigError
+from interviewsim.errors import ConfigError, Problem
 from interviewsim.experiment.paper import PAPER_FILE, load_overrides, override_args, with_overrides
 from interviewsim.experiment.params import load_params
 from stages.common import params_option
@@ -25,10 +25,16 @@ def params() -> None:
 def check(file: Path, show: bool) -> None:
     """Validate FILE (default params.yaml); print every problem with its key path.
 
-    Exit code 0 when valid, 1 when any problem is found.
+    Besides the keys and values, the input folder it names (data.personalities, relative to
+    the working directory) must exist. Exit code 0 when valid, 1 when any problem is found.
     """
     try:
         resolved = load_params(file)
+        missing = [Problem(str(file), key, f"folder {folder} does not exist")
+                   for key, folder in (("data.personalities", resolved.data.personalities),)
+                   if not Path(folder).is_dir()]
+        if missing:
+            raise ConfigError(missing)
     except ConfigError as exc:
         for problem in exc.problems:
             click.echo(f"{problem}", err=True)

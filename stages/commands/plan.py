@@ -12,9 +12,12 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from interviewsim.agent.config import SETTINGS_PATH, load_agent_settings
+from interviewsim.agent.plan import load_plan
 from interviewsim.errors import InterviewSimError
 from interviewsim.experiment.paper import PAPER_FILE, paper_params
 from interviewsim.experiment.planning import CallPlan, build_plan, iter_inputs
+from interviewsim.experiment.sizing import interview_strategies
 from interviewsim.llm import ModelHub
 from interviewsim.llm.types import ChatRequest, Message
 from stages.common import params_option, progress_enabled, read_params
@@ -59,17 +62,24 @@ def render(plan: CallPlan, title: str) -> str:
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Also write the plan as JSON here.")
 @click.option("--no-cache", is_flag=True, help="Do not look up cache hits.")
+@click.option("--agent-settings", "settings_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=SETTINGS_PATH, show_default=True,
+              help="The interview agent's settings (its plan is params.yaml interview.plan).")
 def plan(params_path: Path, paper: bool, paper_file: Path, input_dir: Path | None,
-         json_out: Path | None, no_cache: bool) -> None:
+         json_out: Path | None, no_cache: bool, settings_path: Path) -> None:
     """Count the model calls of every stage and model, estimate their tokens and cost.
 
     No model is called. Prompt tokens are 4 characters a token; completion tokens are each
     call's max_tokens (an upper bound); cost comes from params.prices. Lines marked (est.)
-    size part of their prompts from stand-ins for earlier model outputs.
+    size part of their prompts from stand-ins for earlier model outputs; the interview
+    stage's calls come from its plan's turn budgets.
     """
     params = read_params(params_path)
     if paper:
         params = paper_params(params, paper_file)
+    agent = None
+    if interview_strategies(params):
+        agent = (load_agent_settings(settings_path), load_plan(params.interview.plan))
     people = iter_inputs(input_dir or params.data.personalities, params.data.test_fraction,
                          params.data.max_heldout_pairs)
     people = tqdm(people, desc="plan", unit="personality", disable=not progress_enabled())
@@ -88,7 +98,7 @@ def plan(params_path: Path, paper: bool, paper_file: Path, input_dir: Path | Non
             def cached(requests: list[ChatRequest]) -> int:
                 return client.plan(requests).cache_hits
 
-    result = build_plan(params, iter(people), generate_request, cached)
+    result = build_plan(params, iter(people), generate_request, cached, agent)
     title = f"{params_path} + {paper_file}" if paper else str(params_path)
     click.echo(render(result, title))
     if json_out is not None:

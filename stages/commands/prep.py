@@ -14,12 +14,12 @@ from pathlib import Path
 
 import click
 
-from interviewsim.errors import InputError, Problem
+from interviewsim.errors import ConfigError, InputError, Problem
 from interviewsim.experiment.params import Params
 from interviewsim.prep.artifacts import write_match_outputs, write_prep_outputs
 from interviewsim.prep.clarify import ScriptedAnswers
 from interviewsim.prep.evidence import load_evidence_file, personality_evidence
-from interviewsim.prep.modelcall import PrepClient
+from interviewsim.prep.modelcall import PrepClient, grammar_converter_available
 from interviewsim.prep.models import EvidenceItem, PrepSettings, Requirement
 from interviewsim.prep.pipeline import PrepOutcome, PrepState, run_match, run_prep
 from stages.common import params_option, read_params
@@ -63,8 +63,19 @@ def _evidence(evidence: Path | None, personality: Path | None,
 
 
 def _client(stack: ExitStack, params: Params) -> PrepClient:
-    """The generator model through the shared seam (cache, retries, usage)."""
+    """The generator model through the shared seam (cache, retries, usage).
+
+    The embedded runtime needs llama-cpp-python; without it the run stops here with a message
+    naming the way out, before any model is loaded (the fixture-model demo does not need it).
+    """
     from interviewsim.llm import ModelHub
+
+    name = params.models.generator.provider
+    if params.providers[name].kind == "llama_cpp" and not grammar_converter_available():
+        raise ConfigError([Problem("params", f"providers.{name}.kind", (
+            "llama_cpp needs llama-cpp-python, which is not installed: install it "
+            "(make setup), or run the offline demo with --params "
+            "data/prep/params.fixture.yaml"))])
 
     hub = stack.enter_context(ModelHub(params.hub))
     return hub.client(params.models.generator, label="prep")

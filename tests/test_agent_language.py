@@ -1,0 +1,162 @@
+"""The agent's reading of what was said, on a labelled corpus and on the cases that used to fail.
+
+tests/data/agent_language_corpus.jsonl holds interviewer turns (question or not, guardrail
+rules broken) and candidate replies (signals, with the turn they answer). ``dev`` items were
+written before the rules; ``holdout`` items after them, never used for tuning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from interviewsim.agent.discourse import is_question, question_count
+from interviewsim.agent.guardrails import GuardrailAuditor, Rule
+from interviewsim.agent.language_eval import (
+    NORMAL,
+    load_corpus,
+    misclassified,
+    render_table,
+    score_classes,
+)
+from interviewsim.agent.plan import load_plan
+from interviewsim.agent.signals import Signal, detect_signals
+from interviewsim.agent.state_machine import Facts, StateMachine
+
+CORPUS = Path(__file__).parent / "data" / "agent_language_corpus.jsonl"
+DOCS = Path(__file__).parents[1] / "docs" / "AGENT.md"
+QA = "What would you like to know about the role or the team?"
+TECH = "How would you keep a replicated store available during a network partition?"
+PRECISE = ("hint_request", "no_more_questions", *(r.value for r in Rule))
+"""Classes whose precision must reach 0.95: a false positive here leaves an answer unscored,
+ends a section early, or inflates the reported guardrail violation rate."""
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus(CORPUS)
+
+
+def test_corpus_is_large_and_mostly_written_to_be_hard(corpus):
+    turns = [i for i in corpus if i.kind == "turn"]
+    replies = [i for i in corpus if i.kind == "reply"]
+    assert len(corpus) >= 150 and len(turns) >= 60 and len(replies) >= 60
+    assert sum(i.hard for i in corpus) * 3 >= len(corpus)
+    assert sum(len(i.text.split()) >= 40 for i in replies) >= 5  # long spoken answers
+    assert len({i.id for i in corpus}) == len(corpus)
+
+
+@pytest.mark.parametrize("split", ["dev", "holdout", None])
+def test_precision_of_the_consequential_classes_reaches_095(corpus, split):
+    items = [i for i in corpus if split is None or i.split == split]
+    low = {(s.kind, s.label): s.precision for s in score_classes(items)
+           if s.label in PRECISE and s.precision is not None and s.precision < 0.95}
+    assert low == {}
+    assert {s.label for s in score_classes(items) if s.tp} >= {"hint_request",
+                                                              "no_more_questions", "praise"}
+
+
+def test_docs_show_the_measured_table(corpus):
+    docs = DOCS.read_text(encoding="utf-8")
+    for split in ("dev", "holdout"):
+        assert render_table(score_classes([i for i in corpus if i.split == split])) in docs
+
+
+def test_the_misclassified_items_are_only_the_documented_misses(corpus):
+    missed = {item.id for item, _ in misclassified(corpus)}
+    docs = DOCS.read_text(encoding="utf-8")
+    assert all(f"`{item_id}`" in docs for item_id in missed)
+    assert all(NORMAL in got or got - item.gold() == set()
+               for item, got in misclassified(corpus))  # misses, never false alarms
+
+
+# ---- every case the issue quotes --------------------------------------------------------------
+
+BEHAVIORAL_FALLBACKS = load_plan("technical").state("BEHAVIORAL").questions
+
+
+@pytest.mark.parametrize("turn", [
+    "Tell me about a time you had to push back on a deadline.",
+    "Walk me through how you rolled out the schema change.",
+    "Describe the on-call rotation on your current team.",
+    "Talk me through the incident you mentioned with the ledger service.",
+    *BEHAVIORAL_FALLBACKS,
+])
+def test_imperative_questions_are_questions(turn):
+    assert is_question(turn) and question_count(turn) == 1
+
+
+@pytest.mark.parametrize("turn", ["Take your time.", "I'll describe the problem first.",
+                                  "Don't worry about the exact numbers.", "Okay."])
+def test_statements_and_non_request_imperatives_are_not_questions(turn):
+    assert not is_question(turn)
+
+
+def test_a_behavioral_section_of_imperatives_meets_its_minimum_and_ends_normally():
+    plan = load_plan("technical")
+    machine = StateMachine(plan)
+    machine.transition("BEHAVIORAL", "requested", 0, 0.0)
+    for question in BEHAVIORAL_FALLBACKS:
+        machine.record_turn(question)
+    step = machine.after_answer(Facts(), 2, 1.0, session_spent=False)
+    assert (step.to_state, step.reason, step.questions_in_state) == \
+        ("FOLLOW_UPS", "exit_conditions", 2)
+
+
+@pytest.mark.parametrize(("reply", "after"), [
+    ("It depends. When a junior engineer asks me what would you use for a ledger, I tell them "
+     "to pick consistency, because a stale balance is worse than a failed request.", TECH),
+    ("The outage started with a customer emailing support, literally 'can you help me, my "
+     "balance shows zero', and we traced it to a stale replica.", TECH),
+    ("Nothing else changed in that release, which is why the rollback confused us.", TECH),
+    ("That's all I did on the migration itself; the platform team ran the cutover.", TECH),
+    ("Nothing else changed in that release.", QA),
+    ("That's all I did on the migration itself.", QA),
+])
+def test_answers_quoting_request_or_closing_phrases_carry_no_signal(reply, after):
+    assert detect_signals(reply, after) == frozenset()
+
+
+@pytest.mark.parametrize(("reply", "after", "signal"), [
+    ("What would you use here? I'm stuck between a queue and a log.", TECH,
+     Signal.HINT_REQUEST),
+    ("Can you help me with this one? I really don't know where to start.", TECH,
+     Signal.HINT_REQUEST),
+    ("Nothing else, thanks.", QA, Signal.NO_MORE_QUESTIONS),
+    ("That's all from me.", QA, Signal.NO_MORE_QUESTIONS),
+    ("No more questions, thanks.", TECH, Signal.NO_MORE_QUESTIONS),
+])
+def test_the_real_requests_and_closings_are_still_recognised(reply, after, signal):
+    assert signal in detect_signals(reply, after)
+
+
+def test_a_rhetorical_question_the_speaker_answers_is_not_a_hint_request():
+    reply = ("Start with one Postgres primary. What would you use for the queue? Honestly SQS, "
+             "because nobody on that team wanted to run Kafka.")
+    assert detect_signals(reply, TECH) == frozenset()
+
+
+@pytest.mark.parametrize("turn", [
+    "How did you compute player scores for the leaderboard?",
+    "You mentioned a data centre in Great Britain; how far was it from the primary?",
+    "How did you pick the perfect size for the connection pool?",
+    "What happens when a client makes an incorrect assumption about message ordering?",
+    "How would you grade the severity of an incident like that?",
+])
+def test_words_in_another_sense_break_no_guardrail(turn):
+    assert GuardrailAuditor(["distributed_systems"]).audit(1, "S", turn).violations == []
+
+
+@pytest.mark.parametrize(("turn", "rule"), [
+    ("I see. So you are saying the cache was local. Why did you keep it there?",
+     Rule.RESTATING),
+    ("Okay. In other words, the retries caused the overload. How did you find out?",
+     Rule.RESTATING),
+    ("I'd grade that answer a six, honestly. What else would you add?", Rule.RUBRIC_LEAK),
+    ("That's an incorrect assumption. Why would the follower accept it?", Rule.DISMISSIVE),
+    ("Great, let's continue. How did you roll it back?", Rule.PRAISE),
+])
+def test_the_same_words_as_verdicts_or_summaries_are_caught(turn, rule):
+    violations = GuardrailAuditor().audit(1, "S", turn).violations
+    assert [v.rule for v in violations] == [rule]
