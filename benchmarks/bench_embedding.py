@@ -30,9 +30,9 @@ def one_pass(corpus: Path, cache: Path, limit: int, k: int) -> dict:
     """Embed each personality's training pairs and rank them for all its held-out questions."""
     import numpy as np
 
+    from interviewsim.config.settings import EmbedderSettings
     from interviewsim.context.embeddings import build_embedder
-    from interviewsim.experiment.planning import iter_inputs
-    from interviewsim.llm.settings import EmbedderSettings
+    from interviewsim.data.corpus import iter_inputs
 
     embedder = build_embedder(EmbedderSettings(batch_size=512), cache)
     people = pairs = queries = 0

@@ -19,10 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from interviewsim.config.params import parse_params
 from interviewsim.context.strategies import select_context
 from interviewsim.data.corpus import iter_personalities
 from interviewsim.data.prepare import prepare_corpus
-from interviewsim.experiment.params import parse_params
 from interviewsim.generation.prompt import generation_messages
 from interviewsim.llm import ModelHub
 from interviewsim.llm.llama_cpp_provider import LlamaCppProvider

@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("INTERVIEWSIM_PROGRESS", "0")
 
-from interviewsim.experiment.params import parse_params  # noqa: E402
+from interviewsim.config.params import parse_params  # noqa: E402
+from interviewsim.config.settings import ModelSettings  # noqa: E402
 from interviewsim.llm import ModelHub  # noqa: E402
-from interviewsim.llm.settings import ModelSettings  # noqa: E402
 from tests.mock_openai import separate_process  # noqa: E402
 
 TRANSPORTS = ("openai-sdk", "http1")

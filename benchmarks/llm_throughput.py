@@ -30,10 +30,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("INTERVIEWSIM_PROGRESS", "0")
 
-from interviewsim.experiment.params import Params, parse_params  # noqa: E402
+from interviewsim.config.params import Params, parse_params  # noqa: E402
+from interviewsim.config.settings import ModelSettings  # noqa: E402
 from interviewsim.llm import ModelHub  # noqa: E402
 from interviewsim.llm.scripted import ScriptedProvider  # noqa: E402
-from interviewsim.llm.settings import ModelSettings  # noqa: E402
 from tests.mock_openai import separate_process  # noqa: E402
 
 LATENCY_S = 0.1
@@ -129,8 +129,8 @@ def cache_hit_overhead(count: int = 1000) -> None:
 def embedding_cache(count: int = 5000) -> None:
     import random
 
+    from interviewsim.config.settings import EmbedderSettings
     from interviewsim.context.embeddings import build_embedder
-    from interviewsim.llm.settings import EmbedderSettings
 
     generator = random.Random(0)
     words = [f"word{i}" for i in range(3000)]

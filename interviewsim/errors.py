@@ -64,6 +64,19 @@ class LeakageError(InterviewSimError):
     exit_code = 3
 
 
+class StaleInput(InterviewSimError):
+    """An input was written by an earlier run of its producer under other params or inputs
+    (another personality, other strategies, a missing judge): rerunning the producer fixes it.
+    The message names the file, what is wrong and the stage to rerun."""
+
+    def __init__(self, path: object, producer: str, detail: str = ""):
+        self.path = str(path)
+        self.producer = producer
+        self.detail = detail
+        what = f": {detail}" if detail else ""
+        super().__init__(f"{self.path} is out of date{what}; rerun {producer}")
+
+
 def json_path(parts: Iterable[str | int]) -> str:
     """Render a location such as ('interviews', 2, 'qa_id') as ``interviews[2].qa_id``."""
     out = ""

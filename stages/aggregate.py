@@ -24,6 +24,7 @@ from interviewsim.analysis.report import (
 )
 from interviewsim.analysis.stats import confidence_intervals, pairwise_tests
 from interviewsim.analysis.trust import TrustReport, build_trust_report, trust_inputs
+from interviewsim.config.params import Params
 from interviewsim.data.jsonio import (
     canonical_json,
     load_json_strict,
@@ -33,7 +34,6 @@ from interviewsim.data.jsonio import (
     write_jsonl_atomic,
     write_text_atomic,
 )
-from interviewsim.experiment.params import Params
 from stages.common import (
     CONTROLS_DIR,
     GENERATED_DIR,
@@ -152,14 +152,11 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
     if baseline not in rows:
         baseline = rows[0]
 
-    plots_dir = out_dir / "plots"
-    plots_dir.mkdir(parents=True, exist_ok=True)
-    for stale in itertools.chain(plots_dir.glob("*.png"), plots_dir.glob("*.json")):
-        stale.unlink()
-    for metric, metric_rows in plot_rows(cells, intervals, params.strategies).items():
-        write_json_atomic(plots_dir / f"{metric}.json", metric_rows)
-        plot_metric(metric, metric_rows, plots_dir / f"{metric}.png")
-    trust = build_trust_report(params, tests, control_paths, JUDGED_DIR, MCQ_ANSWERS_DIR)
+    _write_plots(out_dir / "plots", cells, intervals, params.strategies)
+    # the judge's and mcq-answer's folders are those of the metric files the options name
+    judged_dir = judged[0].parent if judged else JUDGED_DIR
+    mcq_dir = mcq[0].parent if mcq else MCQ_ANSWERS_DIR
+    trust = build_trust_report(params, tests, control_paths, judged_dir, mcq_dir)
     flat = flat_metrics(cells, usage) | trust.flat()
     write_json_atomic(out_dir / "metrics.json", flat)
     headline_dir = out_dir / "headline"
@@ -189,7 +186,17 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
 
     _log_to_mlflow(params, params_path, cells, intervals, trust, flat, out_dir,
                    read=[*metric_files, *summary_paths, *sample_from,
-                         *trust_inputs(control_paths, JUDGED_DIR, MCQ_ANSWERS_DIR)])
+                         *trust_inputs(control_paths, judged_dir, mcq_dir)])
+
+
+def _write_plots(plots_dir: Path, cells: dict, intervals: dict, strategies: list[str]) -> None:
+    """One PNG and its data per metric; plots of metrics no longer computed are removed."""
+    plots_dir.mkdir(parents=True, exist_ok=True)
+    for stale in itertools.chain(plots_dir.glob("*.png"), plots_dir.glob("*.json")):
+        stale.unlink()
+    for metric, metric_rows in plot_rows(cells, intervals, strategies).items():
+        write_json_atomic(plots_dir / f"{metric}.json", metric_rows)
+        plot_metric(metric, metric_rows, plots_dir / f"{metric}.png")
 
 
 def _log_to_mlflow(params: Params, params_path: Path, cells: dict, intervals: dict,

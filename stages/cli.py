@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from interviewsim.errors import InputError, InterviewSimError
+from interviewsim.errors import InputError, InterviewSimError, StaleInput
 
 # command name -> "module:attribute". One line per stage module; keep it sorted by pipeline order.
 # A DVC stage's command is the stage's name (tests/test_cli_contract.py).
@@ -71,6 +71,8 @@ class LazyGroup(click.Group):
             if not unread:
                 raise
             raise MissingInput(unread[0], ctx.invoked_subcommand) from None
+        except StaleInput as exc:  # a stage's message like any other: exit 1, no traceback
+            raise click.ClickException(str(exc)) from None
         except click.UsageError as exc:
             exc.exit_code = 1
             raise
@@ -163,7 +165,7 @@ def cli() -> None:
     stage has not run yet, included), 2 model provider failure,
     3 leakage of held-out text detected, 4 `batch collect`: batches still running.
     """
-    from interviewsim.llm.workers import ENTRY_POINT
+    from stages.runner.copies import ENTRY_POINT
 
     # a stage that runs as several processes forks copies of itself that start here again
     click.get_current_context().meta[ENTRY_POINT] = main

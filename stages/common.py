@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from interviewsim.experiment.params import Params, load_params
+from interviewsim.config.params import Params, load_params
 from interviewsim.llm.progress import progress_enabled as progress_enabled  # for the stages
 
 PREPARED_DIR = Path("data/artifacts/prepared")

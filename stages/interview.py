@@ -26,12 +26,13 @@ from interviewsim.agent.plan import load_plan
 from interviewsim.agent.results import CandidateInfo
 from interviewsim.agent.setup import open_clients, personality_plan, run_session, twin
 from interviewsim.analysis.metrics import strategy_means
+from interviewsim.config.conditions import needs_index
+from interviewsim.config.params import ALL_STRATEGIES, Params
 from interviewsim.context.strategies import RetrievalIndex
 from interviewsim.data.corpus import iter_personalities
 from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
 from interviewsim.data.records import PersonalityMetric
 from interviewsim.data.stage_summary import write_summary
-from interviewsim.experiment.params import ALL_STRATEGIES, Params
 from interviewsim.experiment.sizing import interview_calls, interview_strategies
 from interviewsim.llm import ModelHub
 from stages.common import PREPARED_DIR, params_option, progress_enabled, read_params
@@ -47,7 +48,7 @@ def _interview_all(params: Params, prepared_dir: Path, out_dir: Path, settings_p
     settings.check_providers(params, str(settings_path))
     base_plan = load_plan(plan_name)
     embedder = None
-    if {"retrieval", "hybrid"} & set(strategies):
+    if needs_index(strategies):
         from interviewsim.context.embeddings import open_embedder
 
         embedder = open_embedder(params)

@@ -4,12 +4,13 @@ once per judge model, reduced to per-personality metrics for ``aggregate``."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import click
-from tqdm import tqdm
 
+from interviewsim.config.conditions import is_control_record
 from interviewsim.data.corpus import (
     PersonalityData,
     grouped_by_personality,
@@ -19,23 +20,22 @@ from interviewsim.data.corpus import (
 from interviewsim.data.jsonio import read_jsonl, write_jsonl_atomic
 from interviewsim.data.records import ControlMetric, PersonalityMetric
 from interviewsim.data.spool import Spool
-from interviewsim.data.stage_summary import write_summary
-from interviewsim.experiment.params import Params
+from interviewsim.errors import StaleInput
 from interviewsim.judges.fact_summary import FACT_SUMMARIES
-from interviewsim.judges.reduction import JudgeResults, judge_person
+from interviewsim.judges.reduction import JudgeResults, PersonJudged, judge_person
 from interviewsim.judges.tasks import (
     CS,
     FC,
+    JudgeAsks,
     JudgeTasks,
     judge_groups,
     per_person,
-    plan_person,
+    person_asks,
     ps_asks_per_person,
 )
-from interviewsim.llm import ModelHub
+from interviewsim.llm import CallEstimate
 from interviewsim.llm.asking import Outcome, run_together
-from interviewsim.llm.batching import fill_batches, group_label, overlapped
-from interviewsim.llm.workers import Shard, as_copies, by_personality, shard_option
+from interviewsim.llm.progress import group_label
 from stages.common import (
     CONTROLS_DIR,
     FACT_SUMMARY_DIR,
@@ -43,47 +43,160 @@ from stages.common import (
     JUDGED_DIR,
     PREPARED_DIR,
     params_option,
-    progress_enabled,
     read_params,
 )
+from stages.runner.copies import OrderKey, Shard, by_personality, shard_option
+from stages.runner.model_stage import Clients, ModelStage, Role, run_stage
 
 JUDGED_OUTPUTS = (CS, FC, "ps_runs")
+Item = tuple[PersonalityData, list[dict], list[dict]]
+"""A personality, its generated answers and its controls' answers."""
+Plans = dict[str, tuple[list[JudgeAsks], list[list[int]], list]]
+"""Per judge: each personality's plan and CS order, and the (task, asks) groups of them all."""
 
 
-def _summaries(path: Path) -> dict[tuple[str, str], dict]:
-    return {(r["personality_id"], r["judge"]): r for r in read_jsonl(path)}
+class JudgeStage(ModelStage[Item, tuple[Plans, dict[str, list[list[Outcome]]]]]):
+    name = "judge"
+    main_file = "judgments.jsonl"
 
+    def __init__(self, params, shard: Shard | None, prepared_dir: Path, answers_path: Path,
+                 summaries: dict[tuple[str, str], dict], controls_path: Path | None):
+        """``summaries``: the fact summaries by (personality, judge)."""
+        super().__init__(params, shard)
+        self.prepared_dir, self.answers_path = prepared_dir, answers_path
+        self.controls_path = controls_path
+        self.summaries = summaries
+        self.judges = sorted(params.models.judges, key=lambda j: j.name)
+        self.results = JudgeResults()
+        self.control_judgments = Spool()
+        self.skipped: Counter[str] = Counter(answers=0, invalid_answers_not_judged=0)
 
-def _inputs(prepared_dir: Path, answers_path: Path, summaries: dict[tuple[str, str], dict],
-            params: Params, shard: Shard | None = None, controls_path: Path | None = None
-            ) -> Iterator[tuple[PersonalityData, list[dict], list[dict]]]:
-    """Each personality (of ``shard``) with its answers, checked against params and the fact
-    summaries, and its control answers (none when ``controls_path`` is None)."""
-    answers = grouped_by_personality(answers_path)
-    controls = grouped_by_personality(controls_path) if controls_path is not None else None
-    wanted = set(params.strategies)
-    for person in iter_personalities(prepared_dir, shard.takes if shard else None):
-        pid, records = next_group(answers, person.personality_id, shard is not None)
-        if pid != person.personality_id:
-            raise click.ClickException(f"{answers_path} is out of date ({pid} vs "
-                                       f"{person.personality_id}); rerun generate")
-        found = {r["strategy"] for r in records}
-        if found != wanted:
-            raise click.ClickException(
-                f"{answers_path}: {pid} has answers for {sorted(found)} but params.strategies "
-                f"is {sorted(wanted)}; rerun generate")
-        for judge in params.models.judges:
-            if (pid, judge.name) not in summaries:
-                raise click.ClickException(f"no fact summary for {pid} by judge {judge.name!r}; "
-                                           "rerun fact-summary")
-        own: list[dict] = []
-        if controls is not None:
-            cid, own = next_group(controls, person.personality_id, True)
-            if cid != person.personality_id or {c["control"] for c in own} != set(
-                    params.controls):
-                raise click.ClickException(f"{controls_path} is out of date for "
-                                           f"{person.personality_id}; rerun controls")
-        yield person, records, own
+    def roles(self) -> list[Role]:
+        return [Role(j.name, f"judge/{j.name}", j) for j in self.judges]
+
+    def shard_files(self) -> dict[str, OrderKey]:
+        files: dict[str, OrderKey] = {
+            "judgments.jsonl": by_personality, "ps_runs.jsonl": by_personality,
+            "ps_votes.jsonl": by_personality,
+            "personality_metrics.jsonl": lambda r: PersonalityMetric(**r).sort_key()}
+        if self.params.controls:
+            files |= {f"control_{name}.jsonl": by_personality
+                      for name in ("judgments", "ps_runs", "ps_votes")}
+            files["control_metrics.jsonl"] = lambda r: ControlMetric(**r).sort_key()
+        return files
+
+    def work(self) -> Iterator[Item]:
+        """Each personality (of the shard) with its answers, checked against params and the
+        fact summaries, and its control answers."""
+        answers = grouped_by_personality(self.answers_path)
+        controls = (grouped_by_personality(self.controls_path)
+                    if self.controls_path is not None else None)
+        takes = self.shard.takes if self.shard else None
+        for person in iter_personalities(self.prepared_dir, takes):
+            pid = person.personality_id
+            found_pid, records = next_group(answers, pid, takes is not None)
+            if found_pid != pid:
+                raise StaleInput(self.answers_path, "generate", f"{found_pid} vs {pid}")
+            found = sorted({r["strategy"] for r in records})
+            if found != sorted(self.params.strategies):
+                raise StaleInput(self.answers_path, "generate",
+                                 f"{pid} has answers for {found} but params.strategies is "
+                                 f"{sorted(self.params.strategies)}")
+            for judge in self.judges:
+                if (pid, judge.name) not in self.summaries:
+                    raise StaleInput(FACT_SUMMARIES, "fact-summary",
+                                     f"no fact summary for {pid} by judge {judge.name!r}")
+            own: list[dict] = []
+            if controls is not None:
+                cid, own = next_group(controls, pid, True)
+                if cid != pid or {c["control"] for c in own} != set(self.params.controls):
+                    raise StaleInput(self.controls_path, "controls", f"for {pid}")
+            yield person, records, own
+
+    def size(self, item: Item) -> int:
+        ps = ps_asks_per_person(len(self.params.strategies) + len(self.params.controls),
+                                self.params.judge.ps_runs)
+        return 2 * (len(item[1]) + len(item[2])) + ps
+
+    def _plan(self, judge, item: Item) -> JudgeAsks:
+        person, answers, controls = item
+        return person_asks(person, answers, self.summaries[(person.personality_id, judge.name)],
+                           self.params, controls)
+
+    def dry_run(self, clients: Clients, item: Item) -> Iterable[tuple[str, CallEstimate]]:
+        for judge in self.judges:
+            plan = self._plan(judge, item)
+            tasks = JudgeTasks.of(judge, self.params)
+            for task, asks in ((tasks.cs, plan.cs), (tasks.fc, plan.fc or []),
+                               (tasks.ps, plan.ps)):
+                yield judge.name, task.estimate(clients[judge.name], asks)
+
+    def ask(self, clients: Clients, chunk: list[Item]
+            ) -> tuple[Plans, dict[str, list[list[Outcome]]]]:
+        plans: Plans = {}
+        for judge in self.judges:
+            tasks = JudgeTasks.of(judge, self.params)
+            mine, orders, groups = [], [], []
+            for item in chunk:
+                plan = self._plan(judge, item)
+                asks, order = judge_groups(item[0], plan, tasks, self.params)
+                mine.append(plan)
+                orders.append(order)
+                groups += asks
+            plans[judge.name] = (mine, orders, groups)
+        ids = group_label([person.personality_id for person, _, _ in chunk])
+        return plans, {j.name: run_together(clients[j.name], plans[j.name][2],
+                                            self.params.judge.max_attempts,
+                                            f"judge {j.name} {ids}")
+                       for j in self.judges}
+
+    def reduce(self, chunk: list[Item], answered: tuple[Plans, dict[str, list[list[Outcome]]]]
+               ) -> Iterator[dict]:
+        """Judgments in personality order, then judge order (a control's go to its spool);
+        PS runs and votes to the results, each to its condition's list."""
+        plans, outcome_sets = answered
+        records: dict[tuple[str, str], PersonJudged] = {}
+        for judge in self.judges:
+            mine, orders, _ = plans[judge.name]
+            outcomes = per_person(outcome_sets[judge.name], len(chunk))
+            for k, (person, _, _) in enumerate(chunk):
+                records[(person.personality_id, judge.name)] = judge_person(
+                    person, mine[k], judge, self.params, self.results, outcomes[k], orders[k])
+        for person, answers, _ in chunk:
+            self.skipped.update(answers=len(answers),
+                                invalid_answers_not_judged=sum(not a["valid"] for a in answers))
+            for judge in self.judges:
+                judged = records[(person.personality_id, judge.name)]
+                self.results.file_ps(judged.ps_runs, judged.ps_votes)
+                for record in judged.judgments:
+                    if is_control_record(record):
+                        self.control_judgments.append(record)
+                    else:
+                        yield record
+
+    def finish(self, out_dir: Path, records: int) -> dict[str, Any]:
+        results = self.results
+        write_jsonl_atomic(out_dir / "ps_runs.jsonl", results.ps_runs)
+        write_jsonl_atomic(out_dir / "ps_votes.jsonl", results.ps_votes)
+        metrics = sorted(results.metrics, key=PersonalityMetric.sort_key)
+        write_jsonl_atomic(out_dir / "personality_metrics.jsonl",
+                           (m.model_dump() for m in metrics))
+        if self.params.controls:
+            write_jsonl_atomic(out_dir / "control_judgments.jsonl", self.control_judgments)
+            write_jsonl_atomic(out_dir / "control_ps_runs.jsonl", results.control_ps_runs)
+            write_jsonl_atomic(out_dir / "control_ps_votes.jsonl", results.control_ps_votes)
+            write_jsonl_atomic(out_dir / "control_metrics.jsonl", (
+                m.model_dump() for m in sorted(results.control_metrics,
+                                               key=ControlMetric.sort_key)))
+        return {"inputs": dict(self.skipped), "judgments": records,
+                "per_judge": {j: {w: dict(c) for w, c in per.items()}
+                              for j, per in sorted(results.counts.items())}}
+
+    def done(self, records: int, out_dir: Path) -> str:
+        invalid = sum(per[w]["invalid"] for per in self.results.counts.values()
+                      for w in JUDGED_OUTPUTS)
+        return (f"judge: {records} CS/FC judgments, {len(self.results.ps_runs)} PS runs, "
+                f"{invalid} invalid (kept, not scored; see summary.json) -> {out_dir}")
 
 
 @click.command()
@@ -117,135 +230,13 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
     control_metrics.jsonl, never into the strategies' files.
     With ``processes: N`` on the judges' providers the stage runs as N processes.
     """
-    whole = read_params(params_path)
-    params = as_copies(whole, shard, dry_run, whole.models.judges, {
-        "judgments.jsonl": by_personality, "ps_runs.jsonl": by_personality,
-        "ps_votes.jsonl": by_personality,
-        "personality_metrics.jsonl": lambda r: PersonalityMetric(**r).sort_key(),
-        **({f"control_{name}.jsonl": by_personality
-            for name in ("judgments", "ps_runs", "ps_votes")}
-           | {"control_metrics.jsonl": lambda r: ControlMetric(**r).sort_key()}
-           if whole.controls else {})})
-    if params is None:
-        return
-    judges = sorted(params.models.judges, key=lambda j: j.name)
-    summaries = _summaries(summary_dir / FACT_SUMMARIES)
-    answers_path = generated_dir / "answers.jsonl"
+    params = read_params(params_path)
+    summaries = {(r["personality_id"], r["judge"]): r
+                 for r in read_jsonl(summary_dir / FACT_SUMMARIES)}
     controls_path = controls_dir / "answers.jsonl" if params.controls else None
     if controls_path is not None and not controls_path.is_file():
         raise click.ClickException(f"{controls_path} is missing; run `interviewsim controls`, "
                                    "or set controls: [] in params.yaml")
-    results = JudgeResults()
-    skipped: Counter[str] = Counter(answers=0, invalid_answers_not_judged=0)
-    with ModelHub(params.hub) as hub:
-        clients = {j.name: hub.client(j, label=f"judge/{j.name}") for j in judges}
-        inputs = tqdm(_inputs(prepared_dir, answers_path, summaries, params, shard,
-                              controls_path),
-                      desc="judge", unit="personality", disable=not progress_enabled())
-
-        if dry_run:
-            totals: Counter[str] = Counter()
-            for person, answers, controls in inputs:
-                for j in judges:
-                    plan = plan_person(person, answers, summaries[(person.personality_id, j.name)],
-                                       params, controls)
-                    tasks = JudgeTasks.of(j, params)
-                    for task, asks in ((tasks.cs, plan.cs), (tasks.fc, plan.fc or []),
-                                       (tasks.ps, plan.ps)):
-                        cost = task.plan(clients[j.name], asks)
-                        totals.update(calls=cost.calls, cache_hits=cost.cache_hits,
-                                      tokens=cost.est_prompt_tokens)
-            click.echo(f"judge (dry run): {totals['calls']} first-attempt calls, "
-                       f"{totals['cache_hits']} already cached, ~{totals['tokens']} prompt tokens")
-            return
-
-        target = max(c.batch_target for c in clients.values())
-        first = max(c.first_batch_target for c in clients.values())
-        ps_asks = ps_asks_per_person(len(params.strategies) + len(params.controls),
-                                     params.judge.ps_runs)
-        control_judgments = Spool()
-
-        def planned() -> Iterator[tuple[list[tuple[PersonalityData, list[dict], list[dict]]],
-                                        dict]]:
-            """Personalities grouped until their asks fill the endpoint's concurrency, each
-            group with every judge's plans and (task, asks) groups."""
-            size = lambda item: 2 * (len(item[1]) + len(item[2])) + ps_asks  # noqa: E731
-            for chunk in fill_batches(inputs, size, target, first):
-                work = {}
-                for j in judges:
-                    tasks = JudgeTasks.of(j, params)
-                    plans, orders, groups = [], [], []
-                    for person, answers, controls in chunk:
-                        plan = plan_person(person, answers,
-                                           summaries[(person.personality_id, j.name)], params,
-                                           controls)
-                        mine, order = judge_groups(person, plan, tasks, params)
-                        plans.append(plan)
-                        orders.append(order)
-                        groups += mine
-                    work[j.name] = (plans, orders, groups)
-                yield chunk, work
-
-        def judged(item: tuple[list[tuple[PersonalityData, list[dict], list[dict]]], dict]
-                   ) -> dict[str, list[list[Outcome]]]:
-            """Every judge's outcomes for one group (run while the previous group is
-            written)."""
-            chunk, work = item
-            ids = group_label([p.personality_id for p, _, _ in chunk])
-            return {j.name: run_together(clients[j.name], work[j.name][2],
-                                         params.judge.max_attempts, f"judge {j.name} {ids}")
-                    for j in judges}
-
-        def judgments() -> Iterator[dict]:
-            """Judgments, PS runs and PS votes in personality order, then judge order,
-            however the personalities were grouped for the endpoint (a control's records go
-            to the control spools)."""
-            for (chunk, work), outcome_sets in overlapped(planned(), judged, stop=hub.stop):
-                records: dict[tuple[str, str], tuple[list[dict], list[dict], list[dict]]] = {}
-                for j in judges:
-                    plans, orders, _ = work[j.name]
-                    outcomes = per_person(outcome_sets[j.name], len(chunk))
-                    for k, (person, _, _) in enumerate(chunk):
-                        runs: list[dict] = []
-                        votes: list[dict] = []
-                        judged_records = list(judge_person(
-                            person, plans[k], j, params, results, outcomes[k], orders[k], runs,
-                            votes))
-                        records[(person.personality_id, j.name)] = (judged_records, runs, votes)
-                for person, answers, _ in chunk:
-                    skipped.update(answers=len(answers),
-                                   invalid_answers_not_judged=sum(not a["valid"] for a in answers))
-                    for j in judges:
-                        judged_records, runs, votes = records[(person.personality_id, j.name)]
-                        for record in judged_records:
-                            if "control" in record:
-                                control_judgments.append(record)
-                            else:
-                                yield record
-                        for run in runs:
-                            (results.control_ps_runs if "control" in run
-                             else results.ps_runs).append(run)
-                        for vote in votes:
-                            (results.control_ps_votes if "control" in vote
-                             else results.ps_votes).append(vote)
-
-        total = write_jsonl_atomic(out_dir / "judgments.jsonl", judgments())
-        write_jsonl_atomic(out_dir / "ps_runs.jsonl", results.ps_runs)
-        write_jsonl_atomic(out_dir / "ps_votes.jsonl", results.ps_votes)
-        metrics = sorted(results.metrics, key=PersonalityMetric.sort_key)
-        write_jsonl_atomic(out_dir / "personality_metrics.jsonl",
-                           (m.model_dump() for m in metrics))
-        if params.controls:
-            write_jsonl_atomic(out_dir / "control_judgments.jsonl", control_judgments)
-            write_jsonl_atomic(out_dir / "control_ps_runs.jsonl", results.control_ps_runs)
-            write_jsonl_atomic(out_dir / "control_ps_votes.jsonl", results.control_ps_votes)
-            write_jsonl_atomic(out_dir / "control_metrics.jsonl", (
-                m.model_dump() for m in sorted(results.control_metrics,
-                                               key=ControlMetric.sort_key)))
-        counts = {"inputs": dict(skipped), "judgments": total,
-                  "per_judge": {j: {w: dict(c) for w, c in per.items()}
-                                for j, per in sorted(results.counts.items())}}
-        write_summary(out_dir / "summary.json", counts, hub.usage())
-    invalid = sum(per[w]["invalid"] for per in results.counts.values() for w in JUDGED_OUTPUTS)
-    click.echo(f"judge: {total} CS/FC judgments, {len(results.ps_runs)} PS runs, "
-               f"{invalid} invalid (kept, not scored; see summary.json) -> {out_dir}")
+    stage = JudgeStage(params, shard, prepared_dir, generated_dir / "answers.jsonl", summaries,
+                  controls_path)
+    run_stage(stage, out_dir, dry_run)

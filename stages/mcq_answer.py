@@ -4,23 +4,24 @@ in every rotated option order, and under each control (whose records stay in the
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
-from tqdm import tqdm
 
+from interviewsim.config.conditions import Condition, needs_index
+from interviewsim.config.params import Params
 from interviewsim.context.strategies import RetrievalIndex
 from interviewsim.data.corpus import PersonalityData, grouped_by_personality, iter_personalities
 from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
 from interviewsim.data.records import ControlMetric, PersonalityMetric
 from interviewsim.data.spool import Spool
-from interviewsim.data.stage_summary import write_summary
-from interviewsim.experiment.params import Params
-from interviewsim.generation.prompt import LeakageGuard
-from interviewsim.llm import ModelHub
-from interviewsim.llm.batching import fill_batches, group_label, overlapped
+from interviewsim.errors import StaleInput
+from interviewsim.generation.leakage import LeakageGuard
+from interviewsim.llm import CallEstimate
+from interviewsim.llm.progress import group_label
 from interviewsim.mcq.answering import (
     GroupPrompt,
     Prompted,
@@ -30,7 +31,7 @@ from interviewsim.mcq.answering import (
     with_rotations,
 )
 from interviewsim.mcq.answering import interview_groups as by_interview
-from interviewsim.mcq.asking import plan_asks
+from interviewsim.mcq.asking import estimate_asks
 from interviewsim.mcq.controls import (
     ControlPrompt,
     ControlRecords,
@@ -46,9 +47,9 @@ from stages.common import (
     MCQ_ITEMS_DIR,
     PREPARED_DIR,
     params_option,
-    progress_enabled,
     read_params,
 )
+from stages.runner.model_stage import Clients, ModelStage, Role, run_stage
 
 
 def _people_with_items(prepared_dir: Path, items_path: Path
@@ -65,8 +66,8 @@ def _people_with_items(prepared_dir: Path, items_path: Path
             pending = next(groups, None)
         yield person, items
     if pending is not None:
-        raise click.ClickException(f"{items_path} has items of {pending[0]!r}, which is not in "
-                                   f"{prepared_dir} (or out of order); rerun mcq-build")
+        raise StaleInput(items_path, "mcq-build", f"it has items of {pending[0]!r}, which is "
+                         f"not in {prepared_dir} (or out of order)")
 
 
 Groups = list[tuple[str, list[McqItem]]]
@@ -87,17 +88,36 @@ def _groups(person: PersonalityData, items: list[McqItem]) -> Groups:
     try:
         return by_interview(person, items)
     except ValueError as exc:
-        raise click.ClickException(f"mcqs.jsonl is out of date: {exc}") from None
+        raise StaleInput("mcqs.jsonl", "mcq-build", str(exc)) from None
+
+
+IndexFor = Callable[[PersonalityData, list[McqItem]], RetrievalIndex | None]
+"""A personality's retrieval index, warmed with its items' questions (None: no strategy
+retrieves)."""
+
+
+def embedding_index(params: Params) -> IndexFor:
+    """Indexes built with the configured embedder (opened only when a strategy retrieves)."""
+    if not needs_index(params.strategies):
+        return lambda person, items: None
+    from interviewsim.context.embeddings import open_embedder  # only runs that retrieve need it
+
+    embedder = open_embedder(params)
+
+    def index_for(person: PersonalityData, items: list[McqItem]) -> RetrievalIndex | None:
+        if not items:
+            return None
+        index = RetrievalIndex.build(person.train, embedder.embed, params.context.retrieval_text)
+        index.warm([item.question for item in items])
+        return index
+
+    return index_for
 
 
 def _prompts(person: PersonalityData, items: list[McqItem], groups: Groups, params: Params,
-             embedder) -> list[GroupPrompt]:
+             index: RetrievalIndex | None) -> list[GroupPrompt]:
     """One leak-checked prompt per (strategy, held-out interview, rotation), in params order."""
     guard = LeakageGuard(person)
-    index = None
-    if embedder is not None and groups:
-        index = RetrievalIndex.build(person.train, embedder.embed, params.context.retrieval_text)
-        index.warm([item.question for item in items])
     return [prompt for strategy in params.strategies for interview_id, group in groups
             for prompt in with_rotations(group_prompt(strategy, person, interview_id, group,
                                                       params.context, params.seed, index, guard),
@@ -125,28 +145,136 @@ def _control_prompts(person: PersonalityData, groups: Groups, records: ControlRe
         return control_group_prompts(person.personality_id, groups, records, params.controls,
                                      params.mcq.rotations)
     except ValueError as exc:
-        raise click.ClickException(f"the controls' answers.jsonl is out of date: {exc}; rerun "
-                                   "`interviewsim controls`") from None
+        raise StaleInput("the controls' answers.jsonl", "`interviewsim controls`",
+                         str(exc)) from None
 
 
-def _metric_values(records: list[dict], field: str, name: str) -> list[MetricValue]:
-    """Plain and robust metric values of the records whose ``field`` (strategy or control) is
-    ``name``."""
-    return condition_metrics([r for r in records if r[field] == name])
+def _metric_values(records: list[dict], condition: Condition) -> list[MetricValue]:
+    """Plain and robust metric values of the records of ``condition``."""
+    return condition_metrics([r for r in records if Condition.of(r) == condition])
 
 
 def _metrics(person: PersonalityData, strategy: str, answerer: str,
              records: list[dict]) -> list[PersonalityMetric]:
     return [PersonalityMetric(personality_id=person.personality_id, strategy=strategy,
                               judge=answerer, metric=metric, value=value, n=n, invalid=invalid)
-            for metric, value, n, invalid in _metric_values(records, "strategy", strategy)]
+            for metric, value, n, invalid in _metric_values(records, Condition.strategy(strategy))]
 
 
 def _control_metrics(person: PersonalityData, control: str, answerer: str,
                      records: list[dict]) -> list[ControlMetric]:
     return [ControlMetric(personality_id=person.personality_id, control=control,
                           judge=answerer, metric=metric, value=value, n=n, invalid=invalid)
-            for metric, value, n, invalid in _metric_values(records, "control", control)]
+            for metric, value, n, invalid in _metric_values(records, Condition.control(control))]
+
+
+Answered = dict[str, list[list[dict]]]
+"""Per answerer, each personality's group records (strategies and controls)."""
+
+
+class McqAnswerStage(ModelStage[_Work, Answered]):
+    name = "mcq-answer"
+    main_file = "answers.jsonl"
+
+    def __init__(self, params: Params, prepared_dir: Path, items_path: Path,
+                 control_records: ControlRecords, index_for: IndexFor):
+        super().__init__(params)
+        self.prepared_dir, self.items_path = prepared_dir, items_path
+        self.control_records = control_records
+        self.index_for = index_for
+        self.counts: Counter[str] = Counter()
+        self.metrics: list[PersonalityMetric] = []
+        self.control_metrics: list[ControlMetric] = []
+        self.control_answers = Spool()  # on disk until written: memory stays flat
+        self.chosen: list[ItemAnswer] = []
+
+    def roles(self) -> list[Role]:
+        return [Role(a.name, f"mcq_answerer:{a.name}", a) for a in self.params.models.mcq_answerers]
+
+    def work(self) -> Iterator[_Work]:
+        for person, items in _people_with_items(self.prepared_dir, self.items_path):
+            yield self.item(person, items)
+
+    def item(self, person: PersonalityData, items: list[McqItem]) -> _Work:
+        """Every prompt of ``person``'s items: the strategies', then the controls'."""
+        groups = _groups(person, items)
+        index = self.index_for(person, items) if groups else None
+        return _Work(person, items, [
+            *_prompts(person, items, groups, self.params, index),
+            *_control_prompts(person, groups, self.control_records, self.params)])
+
+    def size(self, item: _Work) -> int:
+        return len(item.prompts)
+
+    def dry_run(self, clients: Clients, item: _Work) -> Iterable[tuple[str, CallEstimate]]:
+        for name, client in clients.items():
+            yield name, estimate_asks(client, [answer_ask(p, client, client.settings.max_tokens)
+                                           for p in item.prompts])
+
+    def ask(self, clients: Clients, chunk: list[_Work]) -> Answered:
+        """Every answerer's records for a group of personalities, one model batch per answerer
+        (strategies and controls together), split back per personality."""
+        ids = group_label([job.person.personality_id for job in chunk])
+        prompts = [p for job in chunk for p in job.prompts]
+        answered = {}
+        for name, client in clients.items():
+            records = iter(answer_groups(client, name, prompts, self.params.mcq.max_attempts,
+                                         f"mcq-answer {name} {ids}"))
+            answered[name] = [[next(records) for _ in job.prompts] for job in chunk]
+        return answered
+
+    def reduce(self, chunk: list[_Work], answered: Answered) -> Iterator[dict]:
+        for k, job in enumerate(chunk):
+            records, controlled = self._person(job, {name: rs[k] for name, rs in answered.items()})
+            for record in sorted(controlled, key=lambda r: (
+                    r["control"], r["answerer"], r["interview_id"], r["rotation"])):
+                self.control_answers.append(record)
+            yield from sorted(records, key=lambda r: (r["strategy"], r["answerer"],
+                                                      r["interview_id"], r["rotation"]))
+
+    def _person(self, job: _Work, answered: dict[str, list[dict]]
+                ) -> tuple[list[dict], list[dict]]:
+        """One personality's strategy and control records, with their metrics and counts."""
+        person, params = job.person, self.params
+        self.counts["personalities"] += 1
+        self.counts["items"] += len(job.items)
+        records: list[dict] = []
+        controlled: list[dict] = []
+        for name, mine in answered.items():
+            own = [r for r in mine if not Condition.of(r).is_control]
+            for strategy in params.strategies:
+                self.metrics.extend(_metrics(person, strategy, name, own))
+            records.extend(own)
+            own = [r for r in mine if Condition.of(r).is_control]
+            for control in params.controls:
+                self.control_metrics.extend(_control_metrics(person, control, name, own))
+            controlled.extend(own)
+        self.chosen.extend(item_answers(records, job.items))
+        _count(self.counts, "", records)
+        if params.controls:
+            _count(self.counts, "control_", controlled)
+        return records, controlled
+
+    def finish(self, out_dir: Path, records: int) -> dict[str, Any]:
+        self.metrics.sort(key=PersonalityMetric.sort_key)
+        write_jsonl_atomic(out_dir / "personality_metrics.jsonl",
+                           (m.model_dump(mode="json") for m in self.metrics))
+        write_jsonl_atomic(out_dir / "control_answers.jsonl", self.control_answers)
+        self.control_metrics.sort(key=ControlMetric.sort_key)
+        write_jsonl_atomic(out_dir / "control_metrics.jsonl",
+                           (m.model_dump(mode="json") for m in self.control_metrics))
+        write_json_atomic(out_dir / "position_bias.json", position_bias(
+            self.chosen, [a.name for a in self.params.models.mcq_answerers],
+            self.params.strategies, self.params.mcq.option_count, self.params.mcq.rotations))
+        return dict(self.counts)
+
+    def done(self, records: int, out_dir: Path) -> str:
+        counts = self.counts
+        controlled = (f"; controls: {counts['control_groups']} prompts, "
+                      f"{counts['control_malformed_items']} malformed item answers"
+                      if self.params.controls else "")
+        return (f"mcq-answer: {counts['groups']} grouped prompts, {counts['answered_items']} "
+                f"item answers ({counts['malformed_items']} malformed){controlled} -> {out_dir}")
 
 
 @click.command("mcq-answer")
@@ -189,108 +317,9 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, controls_
     and ControlMetric rows go to control_answers.jsonl and control_metrics.jsonl only.
     """
     params = read_params(params_path)
-    control_records = _read_controls(controls_dir, params)
-    hub = ModelHub(params.hub)
-    click.get_current_context().call_on_close(hub.close)
-    clients = {a.name: hub.client(a, label=f"mcq_answerer:{a.name}")
-               for a in params.models.mcq_answerers}
-    embedder = None
-    if {"retrieval", "hybrid"} & set(params.strategies):
-        from interviewsim.context.embeddings import open_embedder  # only runs that retrieve need it
-
-        embedder = open_embedder(params)
-    items_path = items_dir / "mcqs.jsonl"
-
-    def work() -> Iterator[_Work]:
-        people = tqdm(_people_with_items(prepared_dir, items_path), desc="mcq-answer",
-                      unit="personality", disable=not progress_enabled())
-        for person, items in people:
-            groups = _groups(person, items)
-            yield _Work(person, items, [*_prompts(person, items, groups, params, embedder),
-                                        *_control_prompts(person, groups, control_records,
-                                                          params)])
-
-    if dry_run:
-        plan_totals: Counter[str] = Counter()
-        for job in work():
-            for client in clients.values():
-                plan = plan_asks(client, [answer_ask(p, client, client.settings.max_tokens)
-                                          for p in job.prompts])
-                plan_totals.update(calls=plan.calls, cache_hits=plan.cache_hits,
-                                   est_prompt_tokens=plan.est_prompt_tokens)
-        click.echo(f"mcq-answer (dry run): {plan_totals['calls']} calls, "
-                   f"{plan_totals['cache_hits']} already cached, "
-                   f"~{plan_totals['est_prompt_tokens']} prompt tokens")
-        return
-
-    counts: Counter[str] = Counter()
-    metrics: list[PersonalityMetric] = []
-    control_metrics: list[ControlMetric] = []
-    control_answers = Spool()  # on disk until written: memory stays flat with personalities
-    chosen: list[ItemAnswer] = []
-
-    def asked(chunk: list[_Work]) -> dict[str, list[list[dict]]]:
-        """Every answerer's records for a group of personalities, one model batch per answerer
-        (strategies and controls together), split back per personality."""
-        ids = group_label([job.person.personality_id for job in chunk])
-        prompts = [p for job in chunk for p in job.prompts]
-        answered = {}
-        for name, client in clients.items():
-            records = iter(answer_groups(client, name, prompts, params.mcq.max_attempts,
-                                         f"mcq-answer {name} {ids}"))
-            answered[name] = [[next(records) for _ in job.prompts] for job in chunk]
-        return answered
-
-    def answers() -> Iterator[dict]:
-        # personalities grouped until their prompts fill the endpoint's concurrency, the next
-        # group asked while this one is written (one personality at a time left an HTTP
-        # endpoint idle between small batches); records are written in personality order
-        chunks = fill_batches(work(), lambda job: len(job.prompts),
-                              max(c.batch_target for c in clients.values()),
-                              max(c.first_batch_target for c in clients.values()))
-        for chunk, answered in overlapped(chunks, asked, stop=hub.stop):
-            for k, job in enumerate(chunk):
-                person = job.person
-                counts["personalities"] += 1
-                counts["items"] += len(job.items)
-                records: list[dict] = []
-                controlled: list[dict] = []
-                for name in clients:
-                    own = [r for r in answered[name][k] if "strategy" in r]
-                    for strategy in params.strategies:
-                        metrics.extend(_metrics(person, strategy, name, own))
-                    records.extend(own)
-                    own = [r for r in answered[name][k] if "control" in r]
-                    for control in params.controls:
-                        control_metrics.extend(_control_metrics(person, control, name, own))
-                    controlled.extend(own)
-                chosen.extend(item_answers(records, job.items))
-                _count(counts, "", records)
-                if params.controls:
-                    _count(counts, "control_", controlled)
-                for record in sorted(controlled, key=lambda r: (
-                        r["control"], r["answerer"], r["interview_id"], r["rotation"])):
-                    control_answers.append(record)
-                yield from sorted(records, key=lambda r: (r["strategy"], r["answerer"],
-                                                          r["interview_id"], r["rotation"]))
-
-    write_jsonl_atomic(out_dir / "answers.jsonl", answers())
-    metrics.sort(key=PersonalityMetric.sort_key)
-    write_jsonl_atomic(out_dir / "personality_metrics.jsonl",
-                       (m.model_dump(mode="json") for m in metrics))
-    write_jsonl_atomic(out_dir / "control_answers.jsonl", control_answers)
-    control_metrics.sort(key=ControlMetric.sort_key)
-    write_jsonl_atomic(out_dir / "control_metrics.jsonl",
-                       (m.model_dump(mode="json") for m in control_metrics))
-    write_json_atomic(out_dir / "position_bias.json",
-                      position_bias(chosen, list(clients), params.strategies,
-                                    params.mcq.option_count, params.mcq.rotations))
-    write_summary(out_dir / "summary.json", dict(counts), hub.usage())
-    controlled = (f"; controls: {counts['control_groups']} prompts, "
-                  f"{counts['control_malformed_items']} malformed item answers"
-                  if params.controls else "")
-    click.echo(f"mcq-answer: {counts['groups']} grouped prompts, {counts['answered_items']} "
-               f"item answers ({counts['malformed_items']} malformed){controlled} -> {out_dir}")
+    stage = McqAnswerStage(params, prepared_dir, items_dir / "mcqs.jsonl",
+                      _read_controls(controls_dir, params), embedding_index(params))
+    run_stage(stage, out_dir, dry_run)
 
 
 def _count(counts: Counter[str], prefix: str, records: list[dict]) -> None:

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import get_args
+from typing import Any, get_args
 
 import click
-from tqdm import tqdm
 
-from interviewsim.data.corpus import iter_personalities
+from interviewsim.data.corpus import PersonalityData, iter_personalities
 from interviewsim.data.jsonio import write_jsonl_atomic
 from interviewsim.data.spool import Spool
-from interviewsim.data.stage_summary import write_summary
-from interviewsim.llm import ModelHub
-from interviewsim.llm.batching import fill_batches
-from interviewsim.mcq.asking import plan_asks
-from interviewsim.mcq.build import Status, atomic_asks, build_personalities
-from stages.common import MCQ_ITEMS_DIR, PREPARED_DIR, params_option, progress_enabled, read_params
+from interviewsim.llm import CallEstimate
+from interviewsim.mcq.asking import estimate_asks
+from interviewsim.mcq.build import BuiltPersonality, Status, atomic_asks, build_personalities
+from stages.common import MCQ_ITEMS_DIR, PREPARED_DIR, params_option, read_params
+from stages.runner.model_stage import Clients, ModelStage, Role, run_stage
 
 
 def _counts(counter: Counter[str]) -> dict[str, int | dict[str, int]]:
@@ -32,6 +31,59 @@ def _counts(counter: Counter[str]) -> dict[str, int | dict[str, int]]:
         "dropped_invalid_atomic": counter["dropped_invalid_atomic"],
         "dropped_invalid_mcq": counter["dropped_invalid_mcq"],
     }
+
+
+class McqBuildStage(ModelStage[PersonalityData, list[BuiltPersonality]]):
+    name = "mcq-build"
+    main_file = "atomic_items.jsonl"
+    dry_run_note = "; then up to one MCQ call per item that passes the gate"
+
+    def __init__(self, params, prepared_dir: Path):
+        super().__init__(params)
+        self.prepared_dir = prepared_dir
+        self.totals: Counter[str] = Counter()
+        self.per_person: dict[str, dict[str, Any]] = {}
+        self.items = Spool()  # on disk until written: memory stays flat with personalities
+
+    def roles(self) -> list[Role]:
+        return [Role("mcq_builder", "mcq_builder", self.params.models.mcq_builder)]
+
+    def work(self) -> Iterator[PersonalityData]:
+        return iter_personalities(self.prepared_dir)
+
+    def size(self, item: PersonalityData) -> int:
+        return len(item.heldout)
+
+    def dry_run(self, clients: Clients, item: PersonalityData
+                ) -> Iterable[tuple[str, CallEstimate]]:
+        client = clients["mcq_builder"]
+        yield "mcq_builder", estimate_asks(client, atomic_asks(item, client.supports_grammar,
+                                                           self.params.mcq))
+
+    def ask(self, clients: Clients, chunk: list[PersonalityData]) -> list[BuiltPersonality]:
+        return build_personalities(chunk, clients["mcq_builder"], self.params.mcq)
+
+    def reduce(self, chunk: list[PersonalityData], answered: list[BuiltPersonality]
+               ) -> Iterator[dict]:
+        for person, built in zip(chunk, answered, strict=True):
+            counts = built.counts()
+            self.totals.update(counts)
+            self.per_person[person.personality_id] = _counts(counts)
+            for item in built.items:
+                self.items.append(item.model_dump(mode="json"))
+            for record in built.records:
+                yield record.model_dump(mode="json")
+
+    def finish(self, out_dir: Path, records: int) -> dict[str, Any]:
+        write_jsonl_atomic(out_dir / "mcqs.jsonl", self.items)
+        return {"option_count": self.params.mcq.option_count, **_counts(self.totals),
+                "by_personality": self.per_person}
+
+    def done(self, records: int, out_dir: Path) -> str:
+        c = _counts(self.totals)
+        return (f"mcq-build: {c['built']} items built from {c['pairs']} held-out pairs; "
+                f"dropped {c['dropped_by_gate']} by the grounding gate, {c['dropped_invalid']} "
+                f"invalid -> {out_dir}")
 
 
 @click.command("mcq-build")
@@ -55,48 +107,4 @@ def mcq_build(params_path: Path, prepared_dir: Path, out_dir: Path, dry_run: boo
     dropped), mcqs.jsonl (kept items) and summary.json (counts overall and per personality,
     model usage).
     """
-    params = read_params(params_path)
-    hub = ModelHub(params.hub)
-    click.get_current_context().call_on_close(hub.close)
-    client = hub.client(params.models.mcq_builder, label="mcq_builder")
-    if dry_run:
-        calls = hits = tokens = 0
-        for person in iter_personalities(prepared_dir):
-            plan = plan_asks(client, atomic_asks(person, client.supports_grammar))
-            calls, hits = calls + plan.calls, hits + plan.cache_hits
-            tokens += plan.est_prompt_tokens
-        click.echo(f"mcq-build (dry run): {calls} atomic-item calls, {hits} already cached, "
-                   f"~{tokens} prompt tokens; then up to one MCQ call per item that passes")
-        return
-    totals: Counter[str] = Counter()
-    per_person: dict[str, dict[str, int]] = {}
-
-    items = Spool()  # on disk until written: memory stays flat with personalities
-
-    def records():
-        people = tqdm(iter_personalities(prepared_dir), desc="mcq-build", unit="personality",
-                      disable=not progress_enabled())
-        # personalities grouped until their pairs fill the endpoint's concurrency (one
-        # personality at a time left an HTTP endpoint idle between small batches)
-        chunks = fill_batches(people, lambda person: len(person.heldout),
-                              client.batch_target, client.first_batch_target)
-        for chunk in chunks:
-            for person, built in zip(chunk, build_personalities(chunk, client, params.mcq),
-                                     strict=True):
-                counts = built.counts()
-                totals.update(counts)
-                per_person[person.personality_id] = _counts(counts)
-                for item in built.items:
-                    items.append(item.model_dump(mode="json"))
-                for record in built.records:
-                    yield record.model_dump(mode="json")
-
-    write_jsonl_atomic(out_dir / "atomic_items.jsonl", records())
-    write_jsonl_atomic(out_dir / "mcqs.jsonl", items)
-    summary = {"option_count": params.mcq.option_count, **_counts(totals),
-               "by_personality": per_person}
-    write_summary(out_dir / "summary.json", summary, hub.usage())
-    c = _counts(totals)
-    click.echo(f"mcq-build: {c['built']} items built from {c['pairs']} held-out pairs; "
-               f"dropped {c['dropped_by_gate']} by the grounding gate, {c['dropped_invalid']} "
-               f"invalid -> {out_dir}")
+    run_stage(McqBuildStage(read_params(params_path), prepared_dir), out_dir, dry_run)

@@ -8,11 +8,12 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from interviewsim.config.conditions import needs_index
 from interviewsim.context.embeddings import open_embedder
 from interviewsim.context.strategies import RetrievalIndex, select_context
 from interviewsim.data.corpus import iter_personalities
 from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
-from interviewsim.generation.prompt import LeakageGuard
+from interviewsim.generation.leakage import LeakageGuard
 from stages.common import (
     CONTEXT_DIR,
     PREPARED_DIR,
@@ -41,7 +42,7 @@ def select_context_cmd(params_path: Path, prepared_dir: Path, out_dir: Path,
     """
     params = read_params(params_path)
     embedder = tally = None
-    if {"retrieval", "hybrid"} & set(params.strategies):
+    if needs_index(params.strategies):
         embedder = open_embedder(params)
         tally = EmbeddingTally(embedder) if dry_run else None
     counts: Counter[str] = Counter()

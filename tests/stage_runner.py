@@ -68,8 +68,8 @@ def offline_workspace(root: Path, docs: list[dict] | None = None) -> Path:
     """A project with the repository's params.yaml and params.offline.yaml on top (what
     ``dvc exp run $(interviewsim params paper-args params.offline.yaml)`` runs): every model is
     the offline responder; the caches and MLflow stay inside ``root``."""
-    from interviewsim.experiment.paper import load_overrides, merge
-    from interviewsim.experiment.params import read_yaml
+    from interviewsim.config.paper import load_overrides, merge
+    from interviewsim.config.params import read_yaml
     from tests.factories import make_doc
 
     for doc in docs or [make_doc("P1", marker="p1"), make_doc("P2", marker="p2")]:

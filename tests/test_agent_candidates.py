@@ -12,14 +12,14 @@ from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.results import CandidateInfo
 from interviewsim.agent.setup import open_clients, personality_plan, run_session, twin
+from interviewsim.config.params import ALL_STRATEGIES, Params
+from interviewsim.config.settings import EmbedderSettings
 from interviewsim.context.embeddings import build_embedder
 from interviewsim.context.strategies import RetrievalIndex, select_context
 from interviewsim.data.corpus import load_personality
 from interviewsim.data.prepare import prepare_corpus
 from interviewsim.errors import LeakageError
-from interviewsim.experiment.params import ALL_STRATEGIES, Params
 from interviewsim.generation.prompt import generation_messages
-from interviewsim.llm.settings import EmbedderSettings
 from tests.factories import make_doc, write_doc
 from tests.test_agent_support import PersonaScript, make_hub
 

@@ -16,8 +16,8 @@ from interviewsim.agent.live import LINES
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.results import CandidateInfo
 from interviewsim.agent.setup import open_clients, run_session
+from interviewsim.config.params import Params
 from interviewsim.errors import ParseError
-from interviewsim.experiment.params import Params
 from interviewsim.text.speech import analyze_speech
 from tests.test_agent_support import (
     PersonaScript,

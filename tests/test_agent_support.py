@@ -14,10 +14,10 @@ from pathlib import Path
 import yaml
 
 from interviewsim.agent.candidates import CandidateReply
+from interviewsim.config.params import Params
 from interviewsim.experiment import offline_responder
 from interviewsim.experiment.offline_responder import action, score
 from interviewsim.experiment.offline_responder import say as say  # for the tests
-from interviewsim.experiment.params import Params
 from interviewsim.llm import ModelHub
 from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.types import ChatRequest

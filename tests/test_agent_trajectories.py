@@ -18,10 +18,10 @@ from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.results import CandidateInfo
 from interviewsim.agent.setup import open_clients, personality_plan, run_session, twin
+from interviewsim.config.params import Params
 from interviewsim.data.corpus import load_personality
 from interviewsim.data.jsonio import read_jsonl
 from interviewsim.data.prepare import prepare_corpus
-from interviewsim.experiment.params import Params
 from tests.factories import make_doc, write_doc
 from tests.test_agent_support import (
     TWIN_ANSWER,

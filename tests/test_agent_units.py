@@ -25,8 +25,8 @@ from interviewsim.agent.tools import (
     parse_action_output,
     validate_call,
 )
+from interviewsim.config.params import Params
 from interviewsim.errors import ConfigError, ParseError
-from interviewsim.experiment.params import Params
 from interviewsim.text.speech import analyze_speech
 from tests.test_agent_support import PersonaScript, flag, make_hub, score
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from interviewsim.llm.batching import fill_batches, overlapped
+from stages.runner.batching import fill_batches, overlapped
 
 
 def test_groups_fill_up_to_the_target_and_keep_order() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from interviewsim.config.params import ContextParams
 from interviewsim.context.strategies import (
     RetrievalIndex,
     chronological,
@@ -12,7 +13,6 @@ from interviewsim.context.strategies import (
     select_context,
 )
 from interviewsim.data.corpus import Pair, PersonalityData
-from interviewsim.experiment.params import ContextParams
 
 
 def pair(i: int, sequence: int, position: int, question: str = "", response: str = "r") -> Pair:

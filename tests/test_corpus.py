@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from interviewsim.data.corpus import iter_personalities
-from interviewsim.llm.workers import Shard
+from stages.runner.copies import Shard
 from tests.factories import make_doc
 from tests.stage_runner import invoke, make_workspace
 

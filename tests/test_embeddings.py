@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from interviewsim.config.params import parse_params
+from interviewsim.config.settings import EmbedderSettings
 from interviewsim.context.embeddings import (
     TFIDF_DIMS,
     HashedTfEmbedder,
@@ -17,9 +19,7 @@ from interviewsim.context.embeddings import (
     hashed_features,
 )
 from interviewsim.errors import ConfigError
-from interviewsim.experiment.params import parse_params
 from interviewsim.llm import ModelHub
-from interviewsim.llm.settings import EmbedderSettings
 from tests.mock_openai import MockOpenAI, fake_embedding
 
 TEXTS = ["I grew up by the sea.", "The sea was where I grew up!", "Taxes are due in April.", ""]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from interviewsim.config.params import ALL_STRATEGIES
 from interviewsim.data.jsonio import read_jsonl
 from interviewsim.errors import LeakageError
-from interviewsim.experiment.params import ALL_STRATEGIES
 from tests import scripted_models
 from tests.factories import make_doc
 from tests.stage_runner import invoke, make_workspace
@@ -153,7 +153,7 @@ def _guard_person(shared: str):
 
 
 def test_the_guard_catches_a_60_character_leak_at_every_offset_and_allows_shared_text():
-    from interviewsim.generation.prompt import LeakageGuard
+    from interviewsim.generation.leakage import LeakageGuard
     from interviewsim.llm.types import Message
 
     shared = "as everyone in the harbour town already knows from the radio"

@@ -17,8 +17,8 @@ from interviewsim.analysis.report import render_report
 from interviewsim.analysis.stats import attainable
 from interviewsim.analysis.trust import ColumnPower, TrustReport
 from interviewsim.analysis.validity import Discrimination
+from interviewsim.config.params import ALL_STRATEGIES, parse_params
 from interviewsim.data.records import PersonalityMetric
-from interviewsim.experiment.params import ALL_STRATEGIES, parse_params
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -36,7 +36,7 @@ from interviewsim.judges.prompts import (
     factual_consistency_messages,
     personality_messages,
 )
-from interviewsim.llm.asking import JudgeTask
+from interviewsim.llm.asking import AskTask
 
 FAST = settings(max_examples=40, deadline=None)
 """Small and deadline-free: the suite shares two cores with other work."""
@@ -59,14 +59,14 @@ class FakeClient:
     (False, False, None),
 ])
 def test_grammar_is_preferred_then_schema_then_prompt_only(grammar, schema, expected):
-    task = JudgeTask(parse=parse_content_similarity,
+    task = AskTask(parse=parse_content_similarity,
                      constraints=content_similarity_constraints(120))
     chosen = task.usable_constraint(FakeClient(schema, grammar))
     assert (chosen.kind if chosen else None) == expected
 
 
 def test_ps_has_no_schema_fallback():
-    task = JudgeTask(parse=parse_trait_rating, constraints=trait_rating_constraints(120))
+    task = AskTask(parse=parse_trait_rating, constraints=trait_rating_constraints(120))
     assert task.usable_constraint(FakeClient(True, False)) is None
 
 
@@ -112,9 +112,9 @@ def test_every_output_of_the_json_grammars_shape_passes_its_parser(score, label,
 
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory) -> Iterator:
-    from interviewsim.experiment.params import parse_params
+    from interviewsim.config.params import parse_params
+    from interviewsim.config.settings import ModelSettings
     from interviewsim.llm import ModelHub
-    from interviewsim.llm.settings import ModelSettings
 
     cache = tmp_path_factory.mktemp("judge-llama") / "responses.sqlite"
     params = parse_params({"cache": {"path": str(cache)},

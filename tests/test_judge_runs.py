@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from interviewsim.errors import ParseError
-from interviewsim.llm.asking import REASK_TEMPERATURE, Ask, JudgeTask, run_together
+from interviewsim.llm.asking import REASK_TEMPERATURE, Ask, AskTask, run_together
 from interviewsim.llm.types import ChatRequest
 from tests.test_prep_support import scripted_client
 
@@ -26,7 +26,7 @@ def test_a_greedy_reask_is_sampled_and_every_attempt_is_kept(tmp_path: Path) -> 
 
     with scripted_client(tmp_path, model) as client:
         assert client.settings.temperature == 0.0
-        [[outcome]] = run_together(client, [(JudgeTask(parse=_number), [Ask([
+        [[outcome]] = run_together(client, [(AskTask(parse=_number), [Ask([
             {"role": "user", "content": "a number"}])])], max_attempts=3, desc="")
     assert outcome.value == 7 and len(outcome.calls) == 2
     assert [(r.sample_index, r.temperature) for r in seen] == [(0, 0.0), (1, REASK_TEMPERATURE)]
@@ -44,8 +44,8 @@ def test_tasks_asked_together_share_one_batch_per_attempt_and_keep_their_own_par
             return original(requests, desc=desc)
 
         client.complete_many = counting  # type: ignore[method-assign]
-        upper = JudgeTask(parse=lambda text: text.upper())
-        numbers = JudgeTask(parse=_number, temperature=0.5)
+        upper = AskTask(parse=lambda text: text.upper())
+        numbers = AskTask(parse=_number, temperature=0.5)
         words, digits = run_together(client, [
             (upper, [Ask([{"role": "user", "content": "say a"}])]),
             (numbers, [Ask([{"role": "user", "content": "say 4"}]),

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from interviewsim.config.settings import OpenAIProviderSettings
 from interviewsim.llm.cache import ResponseCache, cache_key
 from interviewsim.llm.kvstore import SqliteStore
 from interviewsim.llm.openai_provider import OpenAIProvider
-from interviewsim.llm.settings import OpenAIProviderSettings
 from interviewsim.llm.types import ChatRequest, ChatResult, Message, OutputConstraint, Usage
 from stages.commands.cache import cache
 

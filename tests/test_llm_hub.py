@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from interviewsim.config.params import Params, parse_params
+from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ConfigError, ProviderError
-from interviewsim.experiment.params import Params, parse_params
-from interviewsim.llm import DryRunPlan, ModelHub, OutputConstraint
+from interviewsim.llm import CallEstimate, ModelHub, OutputConstraint
 from interviewsim.llm.scripted import ScriptedProvider
-from interviewsim.llm.settings import ModelSettings
 
 RULES = [(r"capital of France", "Paris"), (r"^Say (\w+)", lambda r: "said")]
 
@@ -94,10 +94,11 @@ def test_plan_counts_calls_and_hits_without_calling(tmp_path: Path) -> None:
         client = hub.client(model())
         client.complete_many(ask(client, ["capital of France?"]))
         requests = ask(client, ["capital of France?", "Say hi", "Say hi", "Say yes " * 10])
-        plan = client.plan(requests)
+        plan = client.estimate(requests)
     assert len(provider.calls) == 1
     # 2 distinct uncached prompts; "Say hi" is 6 chars -> 2 tokens + 4 overhead.
-    assert plan == DryRunPlan(calls=2, cache_hits=1, est_prompt_tokens=6 + (20 + 4))
+    assert plan == CallEstimate(calls=2, requests=4, cache_hits=1, est_prompt_tokens=6 + (20 + 4),
+                                est_completion_tokens=2 * 256)
 
 
 def test_usage_counts_tokens_and_prices_them(tmp_path: Path) -> None:
@@ -202,8 +203,8 @@ KILLED_CHILD = """
 import os, signal, sys
 from interviewsim.llm import ModelHub
 from interviewsim.llm.scripted import ScriptedProvider
-from interviewsim.llm.settings import ModelSettings
-from interviewsim.experiment.params import parse_params
+from interviewsim.config.settings import ModelSettings
+from interviewsim.config.params import parse_params
 
 params = parse_params({"cache": {"path": sys.argv[1]}})
 hub = ModelHub(params.hub, provider_overrides={"local": ScriptedProvider(lambda r: "kept")})

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from interviewsim.config.params import parse_params
+from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ProviderError
-from interviewsim.experiment.params import parse_params
 from interviewsim.judges.constraints import content_similarity_constraints, trait_rating_constraints
 from interviewsim.llm import ModelClient, ModelHub, OutputConstraint
 from interviewsim.llm.gguf import resolve_model_path
 from interviewsim.llm.lazy_grammar import LazyGrammar
 from interviewsim.llm.llama_cpp_provider import TOP_K
-from interviewsim.llm.settings import ModelSettings
 
 pytestmark = pytest.mark.model
 

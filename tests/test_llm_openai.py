@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from interviewsim.config.params import Params, parse_params
+from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ProviderError
-from interviewsim.experiment.params import Params, parse_params
 from interviewsim.llm import ModelHub, OutputConstraint
-from interviewsim.llm.settings import ModelSettings
 from tests.mock_openai import Fault, MockOpenAI
 
 CHAT = "/v1/chat/completions"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from interviewsim.config.params import Params, parse_params
+from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ProviderError
-from interviewsim.experiment.params import Params, parse_params
 from interviewsim.llm import ModelHub
-from interviewsim.llm.settings import ModelSettings
 from tests.mock_openai import MockOpenAI
 
 CHAT = "/v1/chat/completions"

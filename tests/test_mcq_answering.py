@@ -7,11 +7,11 @@ import dataclasses
 import numpy as np
 import pytest
 
+from interviewsim.config.params import ContextParams
 from interviewsim.context.strategies import RetrievalIndex
 from interviewsim.data.corpus import Pair, PersonalityData
 from interviewsim.errors import LeakageError
-from interviewsim.experiment.params import ContextParams
-from interviewsim.generation.prompt import LeakageGuard
+from interviewsim.generation.leakage import LeakageGuard
 from interviewsim.mcq.answering import group_prompt, interview_groups
 from interviewsim.mcq.models import McqItem, McqOption
 from interviewsim.mcq.prompts import answer_grammar

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from interviewsim.config.params import Params, parse_params
 from interviewsim.data.corpus import iter_personalities
 from interviewsim.data.prepare import prepare_corpus
-from interviewsim.experiment.params import Params, parse_params
 from interviewsim.llm.hub import ModelHub
 from interviewsim.llm.scripted import ScriptedProvider
 from interviewsim.llm.types import ChatRequest

@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from interviewsim.config.params import McqParams
 from interviewsim.data.schema import load_prepared_input
 from interviewsim.data.split import split_interviews
-from interviewsim.experiment.params import McqParams
 from interviewsim.mcq.gate import grounding_gate
 from interviewsim.text.coverage import DocumentFrequencies
 

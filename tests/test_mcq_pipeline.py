@@ -123,7 +123,7 @@ def test_rerun_is_byte_identical_and_served_from_the_cache(workdir):
                "data/artifacts/mcq_answers/position_bias.json"]
     first = {p: (workdir / p).read_bytes() for p in outputs}
     REQUESTS.clear()
-    assert "0 calls" in invoke("mcq-answer", "--dry-run")
+    assert "0 first-attempt calls" in invoke("mcq-answer", "--dry-run")
     invoke("mcq-build")
     invoke("mcq-answer")
     assert REQUESTS == []

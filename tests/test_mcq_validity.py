@@ -18,10 +18,10 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
+from interviewsim.config.params import parse_params
 from interviewsim.data.jsonio import read_jsonl
 from interviewsim.data.records import ControlMetric, PersonalityMetric
 from interviewsim.errors import ConfigError
-from interviewsim.experiment.params import parse_params
 from interviewsim.llm.client import ModelClient
 from interviewsim.llm.types import ChatRequest
 from interviewsim.mcq.controls import control_context
@@ -381,7 +381,8 @@ def test_the_dry_run_counts_every_rotation_and_control(built):
     write_params(built, {"always": "always_a"}, controls=["oracle", "impostor"],
                  mcq={"rotations": 2})
     # personalities x interviews x rotations x (strategies + controls)
-    assert f"{2 * 2 * 2 * (len(STRATEGIES) + 2)} calls, 0 already cached" in ok(
+    n = 2 * 2 * 2 * (len(STRATEGIES) + 2)
+    assert f"{n} requests, {n} first-attempt calls to make, 0 already cached" in ok(
         "mcq-answer", "--dry-run")
 
 

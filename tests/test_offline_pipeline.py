@@ -7,13 +7,16 @@ nothing is invalid, and no other model answers."""
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 
 import pytest
 
+from interviewsim.config.params import load_params
 from interviewsim.data.jsonio import read_jsonl
 from interviewsim.experiment.offline_responder import respond, respond_to_body
-from interviewsim.experiment.params import load_params
 from interviewsim.llm.types import ChatRequest, Message
+from stages.commands.planning import MCQ_STEP
 from tests.reliability_kit import DVC_STAGES
 from tests.stage_runner import REPO, invoke, offline_workspace, run_pipeline
 
@@ -88,3 +91,25 @@ def test_the_override_file_is_valid_and_names_every_role():
     assert result.exit_code == 0, result.output
     for role in ("generator", "judges", "mcq_builder", "mcq_answerers"):
         assert f"++models.{role}" in result.output
+
+
+def test_the_plan_counts_what_each_stage_dry_run_counts(offline_run):
+    """``interviewsim plan`` counts through the model stages' own declarations: on a run in
+    which every output is valid and every MCQ item kept (the plan's stand-ins have that
+    shape), each model stage's planned calls equal the requests its ``--dry-run`` counts."""
+    root, _ = offline_run
+    items = list(read_jsonl(root / "data/artifacts/mcq_items/mcqs.jsonl"))
+    pairs = list(read_jsonl(root / "data/artifacts/prepared/heldout_pairs.jsonl"))
+    assert len(items) == len(pairs)  # the premise: the gate kept every item
+    assert invoke(root, "plan", "--no-cache", "--json", "plan.json").exit_code == 0
+    planned: Counter[str] = Counter()
+    for line in json.loads((root / "plan.json").read_text())["stages"]:
+        if line["role"] != MCQ_STEP:
+            planned[line["stage"]] += line["calls"]
+    dry_runs = {}
+    for stage in ("generate", "fact-summary", "judge", "mcq-build", "mcq-answer"):
+        outcome = invoke(root, stage, "--dry-run")
+        assert outcome.exit_code == 0, outcome.output
+        dry_runs[stage] = int(re.search(r"\(dry run\): (\d+) requests", outcome.output)[1])
+    assert dry_runs == {stage: planned[stage] for stage in dry_runs}
+    assert all(dry_runs.values())

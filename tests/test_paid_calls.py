@@ -20,7 +20,7 @@ WORKER = """
 import json, sys
 sys.path.insert(0, {root!r})
 from interviewsim.llm import ModelHub
-from interviewsim.llm.settings import HubSettings, ModelSettings
+from interviewsim.config.settings import HubSettings, ModelSettings
 settings = HubSettings.model_validate({{"cache_path": {cache!r}, "providers": {{"api": {{
     "kind": "openai", "base_url": {url!r}, "api_key_env": "{key}", "max_concurrency": 16}}}}}})
 with ModelHub(settings) as hub:

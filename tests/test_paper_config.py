@@ -18,6 +18,13 @@ from dvc.utils.hydra import apply_overrides
 
 from interviewsim.agent.config import load_agent_settings
 from interviewsim.agent.plan import load_plan
+from interviewsim.config.paper import (
+    load_overrides,
+    merge,
+    override_args,
+    paper_params,
+)
+from interviewsim.config.params import ALL_STRATEGIES, load_params, parse_params
 from interviewsim.context.embeddings import build_embedder
 from interviewsim.context.strategies import (
     PAIR_STRATEGIES,
@@ -25,15 +32,8 @@ from interviewsim.context.strategies import (
     pair_tokens,
     select_context,
 )
-from interviewsim.data.corpus import Pair
-from interviewsim.experiment.paper import (
-    load_overrides,
-    merge,
-    override_args,
-    paper_params,
-)
-from interviewsim.experiment.params import ALL_STRATEGIES, load_params, parse_params
-from interviewsim.experiment.planning import build_plan, iter_inputs
+from interviewsim.data.corpus import Pair, iter_inputs
+from stages.commands.planning import build_plan
 from tests.stage_runner import invoke
 
 REPO = Path(__file__).resolve().parents[1]

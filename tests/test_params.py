@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from interviewsim.config.params import ALL_STRATEGIES, load_params, parse_params
 from interviewsim.errors import ConfigError
-from interviewsim.experiment.params import ALL_STRATEGIES, load_params, parse_params
 
 REPO = Path(__file__).resolve().parents[1]
 

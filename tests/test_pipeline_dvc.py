@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from interviewsim.experiment.params import ALL_STRATEGIES
+from interviewsim.config.params import ALL_STRATEGIES
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

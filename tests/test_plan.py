@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from interviewsim.experiment.paper import paper_params
-from interviewsim.experiment.params import ALL_STRATEGIES, parse_params
-from interviewsim.experiment.planning import build_plan, iter_inputs
+from interviewsim.config.paper import paper_params
+from interviewsim.config.params import ALL_STRATEGIES, parse_params
+from interviewsim.data.corpus import iter_inputs
 from interviewsim.judges.personality import TRAITS
+from stages.commands.planning import build_plan
 from tests import scripted_models
 from tests.factories import make_doc
 from tests.stage_runner import invoke, make_workspace
@@ -27,10 +28,17 @@ def workspace(tmp_path):
 
 
 def run_plan(root, *args):
+    """The command's output, its lines summed per stage, and its JSON."""
     result = invoke(root, "plan", "--json", "plan.json", *args)
     assert result.exit_code == 0, result.output
     data = json.loads((root / "plan.json").read_text())
-    return result.output, {line["stage"]: line for line in data["stages"]}, data
+    stages: dict[str, dict] = {}
+    for line in data["stages"]:
+        total = stages.setdefault(line["stage"], dict.fromkeys(
+            ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd"), 0))
+        for key in total:
+            total[key] += line[key] or 0
+    return result.output, stages, data
 
 
 def test_plan_counts_every_stage_by_the_stage_formulas_and_calls_no_model(workspace):
@@ -44,8 +52,14 @@ def test_plan_counts_every_stage_by_the_stage_formulas_and_calls_no_model(worksp
     assert stages["judge"]["calls"] == 2 * answers + ps
     assert stages["mcq-build"]["calls"] == 2 * people * heldout
     assert stages["mcq-answer"]["calls"] == people * strategies * 1
-    assert all(line["completion_tokens"] == line["calls"] * 64 for line in data["stages"]
-               if line["stage"] not in ("mcq-answer", "fact-summary", "interview"))
+    # completion tokens are the max_tokens of the calls to make: identical requests (here the
+    # retrieval and hybrid stand-ins, both the latest pairs of a small corpus) are one call
+    budgets = {(line["stage"], line["role"]): (line["calls"], line["completion_tokens"])
+               for line in data["stages"]}
+    assert budgets[("judge", "judge/j1")] == (2 * answers + ps, (2 * answers + ps) * 64)
+    assert budgets[("mcq-build", "mcq_builder")] == (people * heldout, people * heldout * 64)
+    calls, completion = budgets[("generate", "generator")]
+    assert completion % 64 == 0 and people * heldout * 64 <= completion <= calls * 64
     # the interview stage (interview.strategies: [hybrid]): three roles, sized from the plan
     # (tests/test_cli_contract.py checks them against a run)
     assert {line["role"] for line in data["stages"] if line["stage"] == "interview"} == {
@@ -70,7 +84,9 @@ def test_generate_cache_hits_are_the_answers_already_generated(workspace):
         assert invoke(workspace, stage).exit_code == 0
     _, stages, _ = run_plan(workspace)
     exact = [s for s in ALL_STRATEGIES if s not in ("retrieval", "hybrid")]
-    assert stages["generate"]["cache_hits"] == 2 * 3 * len(exact)
+    # every exact prompt is cached; a retrieval/hybrid stand-in only where it happens to be the
+    # context the stage retrieved (on this small corpus, one of them is)
+    assert 2 * 3 * len(exact) <= stages["generate"]["cache_hits"] <= 2 * 3 * len(ALL_STRATEGIES)
     assert stages["judge"]["cache_hits"] == 0
 
 

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from interviewsim.experiment.params import CacheParams, Params
+from interviewsim.config.params import CacheParams, Params
+from interviewsim.config.settings import LlamaCppProviderSettings
 from interviewsim.llm import ModelHub
 from interviewsim.llm.client import ModelClient
 from interviewsim.llm.hub import build_provider
 from interviewsim.llm.provider import Provider
 from interviewsim.llm.scripted import ScriptedProvider
-from interviewsim.llm.settings import LlamaCppProviderSettings
 from interviewsim.llm.types import ChatRequest, ChatResult
 from interviewsim.prep.clarify import ScriptedAnswers
 from interviewsim.prep.fixture_model import fixture_responder

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from interviewsim.experiment.params import CacheParams, Params
+from interviewsim.config.params import CacheParams, Params
 from interviewsim.llm import ModelHub
 from interviewsim.llm.client import ModelClient
 from interviewsim.llm.scripted import ScriptedProvider

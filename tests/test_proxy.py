@@ -23,10 +23,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from interviewsim.config.params import parse_params
+from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ProviderError
-from interviewsim.experiment.params import parse_params
 from interviewsim.llm import ModelHub
-from interviewsim.llm.settings import ModelSettings
 from tests.mock_openai import CHAT, MockOpenAI
 
 KEY_ENV = "INTERVIEWSIM_TEST_KEY"

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from interviewsim.config.params import parse_params
+from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ProviderError
-from interviewsim.experiment.params import parse_params
 from interviewsim.llm import ModelHub
 from interviewsim.llm.cache import TRACE_ENV, ResponseCache
 from interviewsim.llm.client import REPLAY_ONLY_ENV
 from interviewsim.llm.scripted import ScriptedProvider
-from interviewsim.llm.settings import ModelSettings
 from tests.factories import make_doc, write_doc
 
 REPO = Path(__file__).resolve().parents[1]

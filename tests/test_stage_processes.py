@@ -1,4 +1,4 @@
-"""generate and judge split into processes (``processes: N`` on the provider, interviewsim/llm/workers.py):
+"""generate and judge split into processes (``processes: N`` on the provider, stages/runner/copies.py):
 the merged artifacts are byte-identical to a one-process run, the provider's concurrency holds
 for the stage as a whole, and a copy that fails fails the stage with its exit code."""
 

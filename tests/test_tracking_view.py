@@ -22,8 +22,8 @@ from interviewsim.analysis.tracking_view import (
 )
 from interviewsim.analysis.trust import ColumnPower, TrustReport
 from interviewsim.analysis.validity import Discrimination
+from interviewsim.config.params import parse_params
 from interviewsim.data.records import PersonalityMetric
-from interviewsim.experiment.params import parse_params
 
 STRATEGIES = ["no-context", "retrieval"]
 FLAT = {"usage.requests": 12, "usage.est_cost_usd": 0.123456, "retrieval.local.mcq_accuracy": 0.2}

@@ -16,10 +16,10 @@ import pytest
 import yaml
 
 from interviewsim.analysis.validity import discrimination
+from interviewsim.config.params import parse_params
 from interviewsim.data.jsonio import read_jsonl, write_jsonl_atomic
 from interviewsim.data.records import ControlMetric
 from interviewsim.errors import ConfigError
-from interviewsim.experiment.params import parse_params
 from interviewsim.judges.prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
 from interviewsim.llm.types import ChatRequest
 from tests.stage_runner import invoke, make_workspace

@@ -20,10 +20,9 @@ from interviewsim.agent.tools import (
     parse_action_output,
     validate_call,
 )
-from interviewsim.data.records import CallRecord
 from interviewsim.errors import ParseError
 from interviewsim.llm import ModelClient
-from interviewsim.llm.types import Message, OutputConstraint
+from interviewsim.llm.types import CallRecord, Message, OutputConstraint
 
 
 class ToolLogEntry(BaseModel):

@@ -19,13 +19,13 @@ from typing import Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict
 
+from interviewsim.config.params import ContextParams
 from interviewsim.context.strategies import RetrievalIndex, select_context
 from interviewsim.data.corpus import PersonalityData
-from interviewsim.data.records import CallRecord
-from interviewsim.experiment.params import ContextParams
-from interviewsim.generation.prompt import LeakageGuard, generation_messages
+from interviewsim.generation.leakage import LeakageGuard
+from interviewsim.generation.prompt import generation_messages
 from interviewsim.llm import ModelClient
-from interviewsim.llm.types import Message
+from interviewsim.llm.types import CallRecord, Message
 
 
 class CandidateReply(BaseModel):

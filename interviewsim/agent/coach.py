@@ -19,11 +19,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from interviewsim.agent.prompts import coach_request
-from interviewsim.data.records import CallRecord
 from interviewsim.errors import ParseError
 from interviewsim.llm import ModelClient
 from interviewsim.llm.contract_json import parse_contract_object, require_text
-from interviewsim.llm.types import Message, OutputConstraint
+from interviewsim.llm.types import CallRecord, Message, OutputConstraint
 from interviewsim.text.speech import SpeechAnalysis
 
 TEXT_FIELDS = ("what_worked", "what_to_improve", "how_to_improve", "to_raise_score", "study")

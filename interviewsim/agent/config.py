@@ -13,9 +13,9 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from interviewsim.config.params import Params
+from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ConfigError, Problem, validation_problems
-from interviewsim.experiment.params import Params
-from interviewsim.llm.settings import ModelSettings
 
 
 def _agent_data_dir() -> Path:

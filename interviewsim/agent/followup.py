@@ -15,11 +15,10 @@ from interviewsim.agent.discourse import question_count
 from interviewsim.agent.guardrails import GuardrailAuditor
 from interviewsim.agent.prompts import FOLLOWUP, followup_request
 from interviewsim.agent.scoring import Flag
-from interviewsim.data.records import CallRecord
 from interviewsim.errors import ParseError
 from interviewsim.llm import ModelClient
 from interviewsim.llm.contract_json import parse_contract_object, require_text
-from interviewsim.llm.types import Message, OutputConstraint
+from interviewsim.llm.types import CallRecord, Message, OutputConstraint
 from interviewsim.text.coverage import terms
 
 GENERIC_TERMS = frozenset({

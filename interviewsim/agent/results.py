@@ -17,7 +17,7 @@ from interviewsim.agent.personas import PersonaSwitch
 from interviewsim.agent.plan import InterviewPlan
 from interviewsim.agent.scoring import AnswerScore, Flag
 from interviewsim.agent.state_machine import Transition
-from interviewsim.data.records import CallRecord
+from interviewsim.llm.types import CallRecord
 
 UtteranceKind = Literal["question", "plan_question", "followup", "fallback", "guardrail"]
 

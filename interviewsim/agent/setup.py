@@ -18,9 +18,9 @@ from interviewsim.agent.guardrails import GuardrailAuditor
 from interviewsim.agent.plan import InterviewPlan
 from interviewsim.agent.results import CandidateInfo, SessionResult
 from interviewsim.agent.session import InterviewSession
+from interviewsim.config.params import Params
 from interviewsim.context.strategies import RetrievalIndex
 from interviewsim.data.corpus import PersonalityData
-from interviewsim.experiment.params import Params
 from interviewsim.llm import ModelClient, ModelHub
 
 HELDOUT = "heldout"

@@ -223,16 +223,3 @@ def action_schema(tools: Sequence[str], enums: dict[str, list[str]] | None = Non
         "required": ["action", "arguments"],
         "additionalProperties": False,
     }
-
-
-def native_tool_definitions(tools: Sequence[str],
-                            enums: dict[str, list[str]] | None = None) -> list[dict]:
-    """The same tools as OpenAI-style function definitions, for a native tool-call path."""
-    return [
-        {"type": "function", "function": {
-            "name": t,
-            "description": (TOOLS[t].__doc__ or "").strip(),
-            "parameters": arguments_schema(t, enums),
-        }}
-        for t in tools
-    ]

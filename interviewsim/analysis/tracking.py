@@ -34,8 +34,8 @@ from interviewsim.analysis.tracking_view import (
     run_name,
     saved_view,
 )
+from interviewsim.config.params import parse_params
 from interviewsim.errors import ConfigError
-from interviewsim.experiment.params import parse_params
 
 HASH_TAG = "mlflow.interviewsim.inputsHash"
 """Parent tag holding the hash of the stage's inputs (files and params), set once complete

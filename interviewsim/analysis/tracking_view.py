@@ -38,8 +38,8 @@ from interviewsim.analysis.headline import (
 )
 from interviewsim.analysis.metrics import CellKey, MetricCell
 from interviewsim.analysis.trust import TrustReport
+from interviewsim.config.params import Params
 from interviewsim.data.jsonio import canonical_json, sha256_hex
-from interviewsim.experiment.params import Params
 
 VIEW_KEY = "interviewsim-headline"
 """Id of the saved runs view (experiment tag ``mlflow.sharedViewState.<id>``)."""

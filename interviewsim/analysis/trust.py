@@ -19,8 +19,8 @@ from typing import Any
 from interviewsim.analysis.agreement import AgreementResult, answerer_agreement, judge_agreement
 from interviewsim.analysis.stats import Attainable, PairedTest, attainable
 from interviewsim.analysis.validity import Discrimination, discrimination, read_control_rows
+from interviewsim.config.params import Params
 from interviewsim.data.jsonio import load_json_strict, read_jsonl
-from interviewsim.experiment.params import Params
 
 
 @dataclass(frozen=True)

@@ -31,13 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from interviewsim.config.settings import EmbedderSettings
 from interviewsim.data.jsonio import sha256_hex
 from interviewsim.errors import ConfigError, Problem
 from interviewsim.llm.kvstore import SqliteStore
-from interviewsim.llm.settings import EmbedderSettings
 
 if TYPE_CHECKING:
-    from interviewsim.experiment.params import Params
+    from interviewsim.config.params import Params
     from interviewsim.llm.hub import ModelHub
 
 TFIDF_DIMS = 4096

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from interviewsim.config.conditions import INDEXED_STRATEGIES
+from interviewsim.config.params import ContextParams
 from interviewsim.data.corpus import Pair, PersonalityData
-from interviewsim.experiment.params import ContextParams
 from interviewsim.text.tokens import estimate_tokens
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -51,6 +52,15 @@ class ContextSelection:
             "estimated_tokens": self.estimated_tokens,
             "over_budget": self.over_budget,
         }
+
+    @classmethod
+    def from_record(cls, record: dict) -> ContextSelection:
+        """The selection a contexts.jsonl record holds (:meth:`as_record` read back; the
+        record's extra keys, personality and question, are not the selection's)."""
+        return cls(strategy=record["strategy"], profile=record["profile"],
+                   pair_ids=tuple(record["pair_ids"]), scores=tuple(record["scores"]),
+                   requested=record["requested"], dropped_for_budget=record["dropped_for_budget"],
+                   estimated_tokens=record["estimated_tokens"], over_budget=record["over_budget"])
 
 
 def pair_text(pair: Pair) -> str:
@@ -162,7 +172,7 @@ def select_context(
         items = [(p, None) for p in random_sample(train, params.random_pairs, seed,
                                                   personality.personality_id)]
         drop_order = list(reversed(range(len(items))))  # last drawn first
-    elif strategy in ("retrieval", "hybrid"):
+    elif strategy in INDEXED_STRATEGIES:
         if index is None:
             raise ValueError(f"strategy {strategy!r} needs a retrieval index")
         k = params.retrieval_pairs if strategy == "retrieval" else params.hybrid_retrieved

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from interviewsim.data.jsonio import read_jsonl
-from interviewsim.data.prepare import HELDOUT_PAIRS, PERSONALITIES, TRAIN_PAIRS
+from interviewsim.data.prepare import (
+    HELDOUT_PAIRS,
+    PERSONALITIES,
+    TRAIN_PAIRS,
+    discover_inputs,
+    pair_records,
+    validate_document,
+)
 
 
 @dataclass(frozen=True)
@@ -132,3 +139,18 @@ def load_personality(prepared_dir: str | Path, personality_id: str) -> Personali
         if data.personality_id == personality_id:
             return data
     raise KeyError(f"personality {personality_id!r} is not in {prepared_dir}")
+
+
+def iter_inputs(input_dir: str | Path, test_fraction: float,
+                max_heldout_pairs: int | None) -> Iterator[PersonalityData]:
+    """Personalities as ``prepare`` would write them, one at a time, without writing anything."""
+    for path in discover_inputs(input_dir):
+        doc, split = validate_document(path, test_fraction)
+        train = tuple(Pair.of(r) for r in pair_records(doc, split.train))
+        heldout = []
+        for record in pair_records(doc, split.test):
+            if max_heldout_pairs is not None and len(heldout) >= max_heldout_pairs:
+                break
+            heldout.append(Pair.of(record))
+        yield PersonalityData(doc.personality_id, doc.personality.profile,
+                              doc.personality.long_profile, train, tuple(heldout))

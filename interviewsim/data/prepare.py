@@ -94,6 +94,29 @@ def _write(handle: IO[str], record: dict) -> None:
     handle.write("\n")
 
 
+def _write_document(temps: dict[str, tuple[IO[str], str]], doc: PreparedInput, split: Split,
+                    summary: PrepareSummary, max_heldout_pairs: int | None) -> None:
+    """One valid personality's lines of the four artifacts, counted in ``summary``."""
+    summary.personalities += 1
+    summary.interviews += len(doc.interviews)
+    _write(temps[PERSONALITIES][0], {
+        "personality_id": doc.personality_id,
+        "profile": doc.personality.profile,
+        "long_profile": doc.personality.long_profile,
+    })
+    for record in pair_records(doc, split.train):
+        _write(temps[TRAIN_PAIRS][0], record)
+        summary.train_pairs += 1
+    evaluated: list[str] = []
+    for record in pair_records(doc, split.test):
+        if max_heldout_pairs is not None and len(evaluated) >= max_heldout_pairs:
+            break
+        _write(temps[HELDOUT_PAIRS][0], record)
+        evaluated.append(record["qa_id"])
+        summary.heldout_pairs += 1
+    _write(temps[SPLITS][0], split_record(doc, split, evaluated))
+
+
 def prepare_corpus(
     input_dir: str | Path,
     out_dir: str | Path,
@@ -126,25 +149,8 @@ def prepare_corpus(
                 continue
             if problems:
                 continue  # keep validating to report everything, but stop producing output
-            summary.personalities += 1
-            summary.interviews += len(doc.interviews)
             summary.files.append(str(path))
-            _write(temps[PERSONALITIES][0], {
-                "personality_id": doc.personality_id,
-                "profile": doc.personality.profile,
-                "long_profile": doc.personality.long_profile,
-            })
-            for record in pair_records(doc, split.train):
-                _write(temps[TRAIN_PAIRS][0], record)
-                summary.train_pairs += 1
-            evaluated: list[str] = []
-            for record in pair_records(doc, split.test):
-                if max_heldout_pairs is not None and len(evaluated) >= max_heldout_pairs:
-                    break
-                _write(temps[HELDOUT_PAIRS][0], record)
-                evaluated.append(record["qa_id"])
-                summary.heldout_pairs += 1
-            _write(temps[SPLITS][0], split_record(doc, split, evaluated))
+            _write_document(temps, doc, split, summary, max_heldout_pairs)
         if problems:
             raise InputError(problems)
         for name, (handle, tmp) in temps.items():

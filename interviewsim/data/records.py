@@ -1,4 +1,5 @@
-"""Records shared between stages: the audit trail of a model call and per-personality metrics.
+"""Records shared between stages: per-personality metrics (a model call's audit record,
+``CallRecord``, sits with the other model types in :mod:`interviewsim.llm.types`).
 
 Stages write JSON Lines of these (sorted by their id fields). ``PersonalityMetric`` is the
 contract between the scoring stages (judge, mcq-answer, ...) and ``aggregate``: each scoring
@@ -9,38 +10,6 @@ aggregate macro-averages over personalities and tests strategies against each ot
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
-
-from interviewsim.llm.types import ChatRequest, ChatResult
-
-
-class CallRecord(BaseModel):
-    """What is needed to audit one model call: which model, which cache entry, what it said.
-
-    Whether it came from the cache is deliberately absent: artifacts must be byte-identical
-    whether the calls were made now or replayed (cache hits are counted in stage summaries).
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    model: str
-    cache_key: str
-    sample_index: int
-    raw: str
-    prompt_tokens: int
-    completion_tokens: int
-    finish_reason: str | None = None
-
-    @classmethod
-    def of(cls, request: ChatRequest, result: ChatResult) -> CallRecord:
-        return cls(
-            model=result.model,
-            cache_key=result.cache_key,
-            sample_index=request.sample_index,
-            raw=result.text,
-            prompt_tokens=result.usage.prompt_tokens,
-            completion_tokens=result.usage.completion_tokens,
-            finish_reason=result.finish_reason,
-        )
 
 
 class _MetricRow(BaseModel):

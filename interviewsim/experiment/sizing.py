@@ -1,6 +1,6 @@
 """Model calls sized without a model: stand-ins for model outputs, contexts that need no
 embedder, and the calls of the interview stage (``interviewsim plan``, ``interviewsim interview
---dry-run``; :mod:`interviewsim.experiment.planning` says what is exact and what estimated).
+--dry-run``; :mod:`stages.commands.planning` says what is exact and what estimated).
 
 An interview's calls depend on what the models answer (a follow-up, an early end), so they are
 sized from the plan: each section's turn budget (capped by the session's), one first-attempt
@@ -19,6 +19,8 @@ from interviewsim.agent.personas import PersonaManager, Situation
 from interviewsim.agent.plan import InterviewPlan
 from interviewsim.agent.prompts import evaluator_request
 from interviewsim.agent.setup import personality_plan
+from interviewsim.config.conditions import INDEXED_STRATEGIES
+from interviewsim.config.params import Params
 from interviewsim.context.strategies import (
     ContextSelection,
     chronological,
@@ -26,14 +28,10 @@ from interviewsim.context.strategies import (
     select_context,
 )
 from interviewsim.data.corpus import PersonalityData
-from interviewsim.experiment.params import Params
 from interviewsim.generation.prompt import generation_messages
 from interviewsim.llm.provider import MESSAGE_OVERHEAD_TOKENS, estimate_prompt_tokens
 from interviewsim.llm.types import ChatRequest, Message
 from interviewsim.text.tokens import CHARS_PER_TOKEN, estimate_tokens
-
-INDEXED = ("retrieval", "hybrid")
-"""Strategies whose context needs the embedder; the plan sizes them without it."""
 
 
 def stand_in(tokens: int) -> str:
@@ -62,7 +60,7 @@ def proxy_selection(strategy: str, person: PersonalityData, params: Params) -> C
 def planned_selection(strategy: str, person: PersonalityData,
                       params: Params) -> ContextSelection:
     """The context a strategy gives: exact where it needs no embedder, else the proxy."""
-    if strategy in INDEXED:
+    if strategy in INDEXED_STRATEGIES:
         return proxy_selection(strategy, person, params)
     return select_context(strategy, person, [], params.context, params.seed)
 

@@ -3,21 +3,19 @@ judge model, gated before the FC judge may use it (it must not name the person's
 
 from __future__ import annotations
 
+from interviewsim.config.settings import ModelSettings, NamedModelSettings
 from interviewsim.data.corpus import PersonalityData
 from interviewsim.judges.constraints import fact_summary_constraints
 from interviewsim.judges.parsers import FactSummary, parse_fact_summary
 from interviewsim.judges.prompts import fact_summary_messages
 from interviewsim.judges.summary_gate import SummaryGate
-from interviewsim.llm.asking import Ask, JudgeTask
-from interviewsim.llm.settings import ModelSettings, NamedModelSettings
+from interviewsim.llm.asking import Ask, AskTask
 
 FACT_SUMMARIES = "fact_summaries.jsonl"
-CHUNK = 256
-"""Personalities summarised per model batch (bounded memory, still hundreds in flight)."""
 
 
-def summary_task(judge: ModelSettings) -> JudgeTask[FactSummary]:
-    return JudgeTask(parse=parse_fact_summary,
+def summary_task(judge: ModelSettings) -> AskTask[FactSummary]:
+    return AskTask(parse=parse_fact_summary,
                      constraints=fact_summary_constraints(judge.max_tokens))
 
 

@@ -12,15 +12,16 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from interviewsim.config.conditions import Condition, is_control_record
+from interviewsim.config.params import Params
+from interviewsim.config.settings import NamedModelSettings
 from interviewsim.data.corpus import PersonalityData
 from interviewsim.data.records import ControlMetric, PersonalityMetric
 from interviewsim.data.spool import Spool
-from interviewsim.experiment.params import Params
 from interviewsim.judges.parsers import ContentSimilarity, FactualConsistency, Level, TraitRating
 from interviewsim.judges.personality import TRAITS, Vote, alignment, modal_vote
-from interviewsim.judges.tasks import CS, FC, Collection, JudgePlan, condition
+from interviewsim.judges.tasks import CS, FC, Collection, JudgeAsks, condition
 from interviewsim.llm.asking import Outcome
-from interviewsim.llm.settings import NamedModelSettings
 
 CS_METRIC = "content_similarity"
 FC_METRICS: dict[str, str] = {
@@ -156,67 +157,98 @@ class JudgeResults:
         reasks = sum(max(len(o.calls) - 1, 0) for o in outcomes)
         self.counts[judge][what].update(valid=valid, invalid=len(outcomes) - valid, reasks=reasks)
 
+    def file_ps(self, runs: list[dict], votes: list[dict]) -> None:
+        """One personality's PS runs and votes, each to its condition's list."""
+        for run in runs:
+            (self.control_ps_runs if is_control_record(run) else self.ps_runs).append(run)
+        for vote in votes:
+            (self.control_ps_votes if is_control_record(vote) else self.ps_votes).append(vote)
+
 
 def _count_as(collection_or_answer: dict | Collection, what: str) -> str:
     """Counts of controls apart from the strategies' (``control_content_similarity``)."""
     is_control = (collection_or_answer.side == "control"
                   if isinstance(collection_or_answer, Collection)
-                  else "control" in collection_or_answer)
+                  else Condition.of(collection_or_answer).is_control)
     return f"control_{what}" if is_control else what
 
 
-def judge_person(person: PersonalityData, plan: JudgePlan, judge: NamedModelSettings,
-                 params: Params, results: JudgeResults, outcomes: list[list[Outcome]],
-                 order: list[int], ps_runs: list[dict], ps_votes: list[dict]
-                 ) -> Iterator[dict]:
-    """One judge's outcomes for one personality: yield its CS/FC judgments (a control's keyed
-    by ``control``), append its PS runs and votes to ``ps_runs``/``ps_votes``, collect metrics
-    and counts in ``results``. ``outcomes`` are the CS (in ``order``), FC and PS groups of
-    judge_groups."""
-    pid, name = person.personality_id, judge.name
-    cs: list[Outcome] = [Outcome() for _ in plan.answers]
+@dataclass
+class PersonJudged:
+    """One judge's records for one personality: CS/FC judgments (a control's keyed by
+    ``control``), PS runs and PS votes."""
+
+    judgments: list[dict] = field(default_factory=list)
+    ps_runs: list[dict] = field(default_factory=list)
+    ps_votes: list[dict] = field(default_factory=list)
+
+
+def _cs_fc(asks: JudgeAsks, outcomes: list[list[Outcome]], order: list[int]
+           ) -> tuple[list[Outcome], list[Outcome]]:
+    """Each answer's CS outcome (asked in ``order``) and FC outcome (invalid, with the reason,
+    when the fact summary is)."""
+    cs: list[Outcome] = [Outcome() for _ in asks.answers]
     for i, outcome in zip(order, outcomes[0], strict=True):
         cs[i] = outcome
-    fc = outcomes[1] if plan.fc is not None else \
-        [Outcome.invalid(plan.fc_unavailable or "") for _ in plan.answers]
-    ps = iter(outcomes[2])
-    for what, judged in ((CS, cs), (FC, fc)):
-        for kind in (what, f"control_{what}"):
-            mine = [o for a, o in zip(plan.answers, judged, strict=True)
-                    if _count_as(a, what) == kind]
-            if mine or not kind.startswith("control_"):
-                results.count(name, kind, mine)
-    for metric, judged in ((CS, cs), (FC, fc)):
-        for answer, outcome in zip(plan.answers, judged, strict=True):
-            where = ({"control": answer["control"]} if "control" in answer
-                     else {"strategy": answer["strategy"]})
-            yield {"personality_id": pid, "judge": name, "model": judge.model, "metric": metric,
-                   **where, "qa_id": answer["qa_id"], "interview_id": answer["interview_id"],
-                   **outcome.record()}
+    fc = outcomes[1] if asks.fc is not None else \
+        [Outcome.invalid(asks.fc_unavailable or "") for _ in asks.answers]
+    return cs, fc
+
+
+def _ps(person: PersonalityData, asks: JudgeAsks, judge: NamedModelSettings, params: Params,
+        results: JudgeResults, outcomes: Iterator[Outcome], judged: PersonJudged
+        ) -> dict[str | None, dict[str, TraitVote]]:
+    """PS runs and their modal votes per collection (reference, strategies, controls) and
+    trait, recorded in ``judged`` and counted in ``results``; the votes by collection."""
     votes: dict[str | None, dict[str, TraitVote]] = {}
-    for collection in plan.collections:
-        side = {"personality_id": pid, "judge": name, "model": judge.model,
-                **collection.record()}
+    for collection in asks.collections:
+        side = {"personality_id": person.personality_id, "judge": judge.name,
+                "model": judge.model, **collection.record()}
         votes[collection.strategy] = {}
         for trait in TRAITS:
             if collection.responses:
-                runs = [next(ps) for _ in range(params.judge.ps_runs)]
+                runs = [next(outcomes) for _ in range(params.judge.ps_runs)]
             else:
                 reason = f"no valid generated answers for strategy {collection.strategy}"
                 runs = [Outcome.invalid(reason) for _ in range(params.judge.ps_runs)]
-            results.count(name, _count_as(collection, "ps_runs"), runs)
+            results.count(judge.name, _count_as(collection, "ps_runs"), runs)
             for run, outcome in enumerate(runs):
-                ps_runs.append({**side, "trait": trait, "run": run, **outcome.record()})
+                judged.ps_runs.append({**side, "trait": trait, "run": run, **outcome.record()})
             vote = vote_runs(runs)
             votes[collection.strategy][trait] = vote
-            results.counts[name][_count_as(collection, "ps_votes")].update(
+            results.counts[judge.name][_count_as(collection, "ps_votes")].update(
                 valid=int(vote.vote is not None), invalid=int(vote.vote is None))
-            ps_votes.append({**side, "trait": trait, **vote.record()})
+            judged.ps_votes.append({**side, "trait": trait, **vote.record()})
+    return votes
+
+
+def judge_person(person: PersonalityData, asks: JudgeAsks, judge: NamedModelSettings,
+                 params: Params, results: JudgeResults, outcomes: list[list[Outcome]],
+                 order: list[int]) -> PersonJudged:
+    """One judge's outcomes for one personality (the CS group in ``order``, then FC and PS, as
+    judge_groups asked them) as records, with the metrics and counts collected in
+    ``results``."""
+    pid, name = person.personality_id, judge.name
+    cs, fc = _cs_fc(asks, outcomes, order)
+    for what, outcomes_of in ((CS, cs), (FC, fc)):
+        for kind in (what, f"control_{what}"):
+            mine = [o for a, o in zip(asks.answers, outcomes_of, strict=True)
+                    if _count_as(a, what) == kind]
+            if mine or not kind.startswith("control_"):
+                results.count(name, kind, mine)
+    judged = PersonJudged()
+    for metric, outcomes_of in ((CS, cs), (FC, fc)):
+        for answer, outcome in zip(asks.answers, outcomes_of, strict=True):
+            judged.judgments.append({
+                "personality_id": pid, "judge": name, "model": judge.model, "metric": metric,
+                **Condition.of(answer).where(), "qa_id": answer["qa_id"],
+                "interview_id": answer["interview_id"], **outcome.record()})
+    votes = _ps(person, asks, judge, params, results, iter(outcomes[2]), judged)
     conditions = [(s, Key(pid, s, name)) for s in params.strategies]
     conditions += [(c.strategy, ControlKey(pid, c.strategy, name))
-                   for c in plan.collections if c.side == "control"]
+                   for c in asks.collections if c.side == "control"]
     for label, key in conditions:
-        mine = [i for i, a in enumerate(plan.answers) if condition(a) == label]
+        mine = [i for i, a in enumerate(asks.answers) if condition(a) == label]
         rows = [content_similarity(key, [cs[i] for i in mine]),
                 *factual_consistency(key, [fc[i] for i in mine]),
                 *personality_similarity(key, votes[None], votes[label])]
@@ -224,5 +256,7 @@ def judge_person(person: PersonalityData, plan: JudgePlan, judge: NamedModelSett
             results.control_metrics.extend(rows)  # type: ignore[arg-type]
             continue
         results.metrics.extend(rows)  # type: ignore[arg-type]
+        alignment = next(r for r in rows if r.metric == "personality_alignment")
         results.counts[name]["personality_alignment"].update(
-            valid=rows[4].n, invalid=rows[4].invalid)
+            valid=alignment.n, invalid=alignment.invalid)
+    return judged

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from interviewsim.config.conditions import Condition
+from interviewsim.config.params import Params
+from interviewsim.config.settings import NamedModelSettings
 from interviewsim.data.corpus import PersonalityData
-from interviewsim.experiment.params import Params
 from interviewsim.judges.constraints import (
     content_similarity_constraints,
     factual_consistency_constraints,
@@ -25,8 +27,7 @@ from interviewsim.judges.prompts import (
     factual_consistency_messages,
     personality_messages,
 )
-from interviewsim.llm.asking import Ask, JudgeTask, Outcome
-from interviewsim.llm.settings import NamedModelSettings
+from interviewsim.llm.asking import Ask, AskTask, Outcome
 
 CS = "content_similarity"
 FC = "factual_consistency"
@@ -39,9 +40,9 @@ and :func:`per_person` takes their outcomes back."""
 class JudgeTasks:
     """The three judgment kinds as one judge model is asked for them."""
 
-    cs: JudgeTask
-    fc: JudgeTask
-    ps: JudgeTask
+    cs: AskTask
+    fc: AskTask
+    ps: AskTask
 
     @classmethod
     def of(cls, judge: NamedModelSettings, params: Params) -> JudgeTasks:
@@ -49,11 +50,11 @@ class JudgeTasks:
         so they use judge.ps_temperature rather than the model's temperature."""
         budget = judge.max_tokens
         return cls(
-            cs=JudgeTask(parse=parse_content_similarity,
+            cs=AskTask(parse=parse_content_similarity,
                          constraints=content_similarity_constraints(budget)),
-            fc=JudgeTask(parse=parse_factual_consistency,
+            fc=AskTask(parse=parse_factual_consistency,
                          constraints=factual_consistency_constraints(budget)),
-            ps=JudgeTask(parse=parse_trait_rating, constraints=trait_rating_constraints(budget),
+            ps=AskTask(parse=parse_trait_rating, constraints=trait_rating_constraints(budget),
                          temperature=params.judge.ps_temperature),
         )
 
@@ -78,7 +79,7 @@ class Collection:
 
 def condition(answer: dict) -> str:
     """The strategy or control an answer (or a judgment of it) belongs to."""
-    return answer["strategy"] if "strategy" in answer else answer["control"]
+    return Condition.of(answer).name
 
 
 def control_answer(record: dict) -> dict:
@@ -90,7 +91,7 @@ def control_answer(record: dict) -> dict:
 
 
 @dataclass
-class JudgePlan:
+class JudgeAsks:
     """Every ask for one personality and one judge, built before anything is called."""
 
     answers: list[dict]
@@ -101,8 +102,8 @@ class JudgePlan:
     ps: list[Ask]
 
 
-def plan_person(person: PersonalityData, answers: list[dict], summary: dict,
-                params: Params, controls: Sequence[dict] = ()) -> JudgePlan:
+def person_asks(person: PersonalityData, answers: list[dict], summary: dict,
+                params: Params, controls: Sequence[dict] = ()) -> JudgeAsks:
     """CS asks in answer order (the strategies' valid answers, then ``controls``' answers),
     FC asks (unless the summary is invalid), PS asks per collection × trait × run; PS run ``r``
     starts at sample index ``r`` and re-asks step by ps_runs. A control's PS runs start past
@@ -119,17 +120,18 @@ def plan_person(person: PersonalityData, answers: list[dict], summary: dict,
         unavailable = f"fact summary invalid: {summary['error']}"
     collections = [Collection("reference", None, tuple(p.response for p in person.heldout))]
     for strategy in params.strategies:
-        texts = tuple(a["response"] for a in valid if a.get("strategy") == strategy)
+        texts = tuple(a["response"] for a in valid
+                      if Condition.of(a) == Condition.strategy(strategy))
         collections.append(Collection("generated", strategy, texts))
     for name in params.controls if controls else ():
-        texts = tuple(a["response"] for a in valid if a.get("control") == name)
+        texts = tuple(a["response"] for a in valid if Condition.of(a) == Condition.control(name))
         collections.append(Collection("control", name, texts))
     runs = params.judge.ps_runs
     offset = runs * params.judge.max_attempts  # past every reference run and re-ask
     ps = [Ask(personality_messages(c.responses, trait),
               first_index=run + (offset if c.side == "control" else 0), stride=runs)
           for c in collections if c.responses for trait in TRAITS for run in range(runs)]
-    return JudgePlan(valid, cs, fc, unavailable, collections, ps)
+    return JudgeAsks(valid, cs, fc, unavailable, collections, ps)
 
 
 def _prefix_order(answers: list[dict], person: PersonalityData, conditions: Sequence[str]
@@ -141,8 +143,8 @@ def _prefix_order(answers: list[dict], person: PersonalityData, conditions: Sequ
                   key=lambda i: (position[answers[i]["qa_id"]], rank[condition(answers[i])]))
 
 
-def judge_groups(person: PersonalityData, plan: JudgePlan, tasks: JudgeTasks, params: Params
-                 ) -> tuple[list[tuple[JudgeTask, list[Ask]]], list[int]]:
+def judge_groups(person: PersonalityData, plan: JudgeAsks, tasks: JudgeTasks, params: Params
+                 ) -> tuple[list[tuple[AskTask, list[Ask]]], list[int]]:
     """The (task, asks) groups of one personality for :func:`run_together` — CS in prefix
     order, FC, PS — and the CS order, to put CS outcomes back in answer order."""
     order = _prefix_order(plan.answers, person, [*params.strategies, *params.controls])

@@ -8,9 +8,9 @@ Stages use :class:`ModelHub` and :class:`ModelClient`; see :mod:`interviewsim.ll
 from interviewsim.llm.client import ModelClient
 from interviewsim.llm.hub import ModelHub
 from interviewsim.llm.types import (
+    CallEstimate,
     ChatRequest,
     ChatResult,
-    DryRunPlan,
     Message,
     OutputConstraint,
     Usage,
@@ -19,7 +19,7 @@ from interviewsim.llm.types import (
 __all__ = [
     "ChatRequest",
     "ChatResult",
-    "DryRunPlan",
+    "CallEstimate",
     "Message",
     "ModelClient",
     "ModelHub",

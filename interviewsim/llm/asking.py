@@ -18,10 +18,16 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from interviewsim.data.records import CallRecord
+from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ParseError
-from interviewsim.llm.settings import ModelSettings
-from interviewsim.llm.types import ChatRequest, ChatResult, DryRunPlan, Message, OutputConstraint
+from interviewsim.llm.types import (
+    CallEstimate,
+    CallRecord,
+    ChatRequest,
+    ChatResult,
+    Message,
+    OutputConstraint,
+)
 
 T = TypeVar("T")
 
@@ -30,7 +36,7 @@ REASK_TEMPERATURE = 0.7
 and cached like any call)."""
 
 
-class JudgeClient(Protocol):
+class AskingClient(Protocol):
     """The part of the model client a judge needs (``interviewsim.llm.ModelClient``)."""
 
     supports_json_schema: bool
@@ -44,7 +50,7 @@ class JudgeClient(Protocol):
     def complete_many(self, requests: Sequence[ChatRequest], desc: str = ...
                       ) -> list[ChatResult]: ...
 
-    def plan(self, requests: Sequence[ChatRequest]) -> DryRunPlan: ...
+    def estimate(self, requests: Sequence[ChatRequest]) -> CallEstimate: ...
 
 
 @dataclass(frozen=True)
@@ -94,14 +100,14 @@ class Outcome(Generic[T]):
 
 
 @dataclass(frozen=True)
-class JudgeTask(Generic[T]):
+class AskTask(Generic[T]):
     """How to ask for one kind of judgment: parser, constraints by preference, temperature."""
 
     parse: Callable[[str], T]
     constraints: tuple[OutputConstraint, ...] = ()
     temperature: float | None = None
 
-    def usable_constraint(self, client: JudgeClient) -> OutputConstraint | None:
+    def usable_constraint(self, client: AskingClient) -> OutputConstraint | None:
         """The first constraint the provider can enforce; None leaves it to the prompt."""
         for constraint in self.constraints:
             if (client.supports_grammar if constraint.kind == "grammar"
@@ -109,7 +115,7 @@ class JudgeTask(Generic[T]):
                 return constraint
         return None
 
-    def request(self, client: JudgeClient, ask: Ask, attempt: int) -> ChatRequest:
+    def request(self, client: AskingClient, ask: Ask, attempt: int) -> ChatRequest:
         temperature = self.temperature
         if attempt > 0 and (client.settings.temperature if temperature is None
                             else temperature) == 0:
@@ -119,17 +125,17 @@ class JudgeTask(Generic[T]):
                               sample_index=ask.sample_index(attempt),
                               temperature=temperature, max_tokens=ask.max_tokens)
 
-    def plan(self, client: JudgeClient, asks: Sequence[Ask]) -> DryRunPlan:
+    def estimate(self, client: AskingClient, asks: Sequence[Ask]) -> CallEstimate:
         """Cost of the first attempts (re-asks depend on outputs not yet seen)."""
-        return client.plan([self.request(client, ask, 0) for ask in asks])
+        return client.estimate([self.request(client, ask, 0) for ask in asks])
 
-    def run(self, client: JudgeClient, asks: Sequence[Ask], max_attempts: int,
+    def run(self, client: AskingClient, asks: Sequence[Ask], max_attempts: int,
             desc: str) -> list[Outcome[T]]:
         """One outcome per ask, in order; invalid outputs are re-asked as a batch."""
         return run_together(client, [(self, asks)], max_attempts, desc)[0]
 
 
-def run_together(client: JudgeClient, groups: Sequence[tuple[JudgeTask[Any], Sequence[Ask]]],
+def run_together(client: AskingClient, groups: Sequence[tuple[AskTask[Any], Sequence[Ask]]],
                  max_attempts: int, desc: str) -> list[list[Outcome[Any]]]:
     """Several tasks' asks through one model as one batch per attempt; outcomes per group.
 

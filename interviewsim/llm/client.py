@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, cast
 
 from tqdm import tqdm
 
+from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ProviderError
 from interviewsim.llm.cache import cache_key
 from interviewsim.llm.progress import progress_enabled
 from interviewsim.llm.provider import estimate_prompt_tokens
-from interviewsim.llm.settings import ModelSettings
-from interviewsim.llm.types import ChatRequest, ChatResult, DryRunPlan, Message, OutputConstraint
+from interviewsim.llm.types import CallEstimate, ChatRequest, ChatResult, Message, OutputConstraint
 from interviewsim.llm.writer import GroupWriter
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class ModelClient:
     @property
     def first_batch_target(self) -> int:
         """The first batch of a stage: one wave, so the endpoint has work while the stage
-        still reads and builds the rest (:func:`interviewsim.llm.batching.fill_batches`)."""
+        still reads and builds the rest (:func:`stages.runner.batching.fill_batches`)."""
         return max(1, self.provider.max_concurrency)
 
     @property
@@ -87,17 +87,19 @@ class ModelClient:
             self._identity = self.provider.identity(self.settings.model)
         return cache_key(self._identity, request)
 
-    def plan(self, requests: Sequence[ChatRequest]) -> DryRunPlan:
+    def estimate(self, requests: Sequence[ChatRequest]) -> CallEstimate:
         """What :meth:`complete_many` would do, without calling the model."""
         keys = [self.key(r) for r in requests]
         cached = self.hub.cache.contains(keys)
         misses = {k: r for k, r in zip(keys, requests, strict=True) if k not in cached}
         if self.hub.spool is not None:
             self.hub.spool.add(self, misses)
-        return DryRunPlan(
+        return CallEstimate(
             calls=len(misses),
+            requests=len(requests),
             cache_hits=sum(k in cached for k in keys),
             est_prompt_tokens=sum(estimate_prompt_tokens(r) for r in misses.values()),
+            est_completion_tokens=sum(r.max_tokens for r in misses.values()),
         )
 
     def complete(self, request: ChatRequest) -> ChatResult:

@@ -6,7 +6,7 @@ A batch goes: cache lookup → the misses, de-duplicated, run concurrently up to
 limit on the hub's event loop → each result is committed to the cache (in groups,
 :mod:`interviewsim.llm.writer`) before the batch returns. When a call fails for good, no new
 calls start, the ones in flight finish and are stored, and the error is raised; a rerun resumes
-from the cache. The hub takes :class:`~interviewsim.llm.settings.HubSettings`, not the
+from the cache. The hub takes :class:`~interviewsim.config.settings.HubSettings`, not the
 experiment's params: the model layer knows providers, a cache path, prices and a seed only.
 """
 
@@ -20,12 +20,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from interviewsim.config.settings import HubSettings, ModelSettings, ProviderSettings
 from interviewsim.errors import ConfigError, Problem
 from interviewsim.llm.batch_spool import BatchSpool, submit_mode
 from interviewsim.llm.cache import ResponseCache
 from interviewsim.llm.loop import LoopThread
 from interviewsim.llm.provider import Provider
-from interviewsim.llm.settings import HubSettings, ModelSettings, ProviderSettings
 from interviewsim.llm.types import ChatResult
 from interviewsim.llm.usage import UsageTally
 

@@ -34,13 +34,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from interviewsim.config.settings import LlamaCppProviderSettings
 from interviewsim.errors import ProviderError
 from interviewsim.llm.gbnf import gbnf_from_schema
 from interviewsim.llm.gguf import content_hash, resolve_model_path
 from interviewsim.llm.lazy_grammar import LazyGrammar
 from interviewsim.llm.provider import Provider, sampling_seed
 from interviewsim.llm.runtime_probe import PROBE_MEMO, ensure_runtime_works
-from interviewsim.llm.settings import LlamaCppProviderSettings
 from interviewsim.llm.types import ChatRequest, ChatResult, OutputConstraint, Usage
 
 TOP_K = 40

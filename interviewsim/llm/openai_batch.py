@@ -25,10 +25,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from interviewsim.config.settings import OpenAIProviderSettings
 from interviewsim.data.jsonio import sha256_hex
 from interviewsim.errors import ProviderError
 from interviewsim.llm.openai_provider import OpenAIProvider
-from interviewsim.llm.settings import OpenAIProviderSettings
 from interviewsim.llm.types import ChatRequest, ChatResult, Usage
 
 ENDPOINT = "/v1/chat/completions"

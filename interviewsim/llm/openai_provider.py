@@ -21,10 +21,10 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
+from interviewsim.config.settings import OpenAIProviderSettings
 from interviewsim.errors import ProviderError
 from interviewsim.llm.provider import Provider, sampling_seed
 from interviewsim.llm.retry import RetryableFault, RetryPolicy, log, parse_retry_after
-from interviewsim.llm.settings import OpenAIProviderSettings
 from interviewsim.llm.transport import Http1Transport, SdkTransport, Transport
 from interviewsim.llm.types import ChatRequest, ChatResult, Usage
 

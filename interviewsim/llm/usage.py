@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from interviewsim.llm.settings import PriceSettings
+from interviewsim.config.settings import PriceSettings
 from interviewsim.llm.types import ChatResult
 
 

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from interviewsim.config.params import ContextParams
 from interviewsim.context.strategies import ContextSelection, RetrievalIndex, select_context
 from interviewsim.data.corpus import PersonalityData
-from interviewsim.experiment.params import ContextParams
-from interviewsim.generation.prompt import LeakageGuard, context_block
+from interviewsim.generation.leakage import LeakageGuard
+from interviewsim.generation.prompt import context_block
 from interviewsim.llm.client import ModelClient
 from interviewsim.llm.types import Message
 from interviewsim.mcq.asking import Ask, Outcome, ask_until_valid

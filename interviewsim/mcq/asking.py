@@ -13,26 +13,26 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
-from interviewsim.llm.asking import Ask, JudgeClient, JudgeTask, Outcome, run_together
-from interviewsim.llm.types import DryRunPlan
+from interviewsim.llm.asking import Ask, AskingClient, AskTask, Outcome, run_together
+from interviewsim.llm.types import CallEstimate
 
 T = TypeVar("T")
 
-__all__ = ["Ask", "Outcome", "ask_until_valid", "plan_asks"]
+__all__ = ["Ask", "Outcome", "ask_until_valid", "estimate_asks"]
 
 
 def ask_until_valid(
-    client: JudgeClient,
+    client: AskingClient,
     asks: Sequence[Ask],
     parse: Callable[[int, str], T],
     max_attempts: int,
     desc: str,
 ) -> list[Outcome[Any]]:
     """Outcomes in ``asks`` order; ``parse(index, text)`` raises ParseError to reject."""
-    groups = [(JudgeTask(parse=partial(parse, i)), [ask]) for i, ask in enumerate(asks)]
+    groups = [(AskTask(parse=partial(parse, i)), [ask]) for i, ask in enumerate(asks)]
     return [outcomes[0] for outcomes in run_together(client, groups, max_attempts, desc)]
 
 
-def plan_asks(client: JudgeClient, asks: Sequence[Ask]) -> DryRunPlan:
+def estimate_asks(client: AskingClient, asks: Sequence[Ask]) -> CallEstimate:
     """What the first attempts of ``asks`` would cost (re-asks depend on outputs)."""
-    return JudgeTask(parse=str).plan(client, asks)
+    return AskTask(parse=str).estimate(client, asks)

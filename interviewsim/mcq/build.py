@@ -16,12 +16,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from interviewsim.config.params import McqParams
 from interviewsim.data.corpus import Pair, PersonalityData
-from interviewsim.data.records import CallRecord
 from interviewsim.errors import ParseError
-from interviewsim.experiment.params import McqParams
-from interviewsim.llm.batching import group_label
 from interviewsim.llm.client import ModelClient
+from interviewsim.llm.progress import group_label
+from interviewsim.llm.types import CallRecord
 from interviewsim.mcq.asking import Ask, Outcome, ask_until_valid
 from interviewsim.mcq.gate import AnswerKind, grounding_gate
 from interviewsim.mcq.models import AtomicItem, McqItem
@@ -111,6 +111,16 @@ def build_personality(person: PersonalityData, client: ModelClient,
     return build_personalities([person], client, params)[0]
 
 
+def mcq_asks(atomics: Sequence[AtomicItem], client: ModelClient, option_count: int
+             ) -> list[Ask]:
+    """One MCQ ask per atomic item that passed the gate, constrained as the client allows."""
+    return [Ask(mcq_messages(atomic, option_count),
+                constraint=mcq_constraint(atomic, option_count, client.supports_grammar,
+                                          client.supports_json_schema),
+                max_tokens=mcq_max_tokens(atomic, option_count, client.settings.max_tokens))
+            for atomic in atomics]
+
+
 def build_personalities(people: Sequence[PersonalityData], client: ModelClient,
                         params: McqParams) -> list[BuiltPersonality]:
     """:func:`build_personality` of several personalities with one model batch per phase
@@ -130,11 +140,7 @@ def build_personalities(people: Sequence[PersonalityData], client: ModelClient,
     n = params.option_count
     owners = [(k, index, atomic) for k, (_, _, candidates) in enumerate(states)
               for index, atomic in candidates]
-    asks = [Ask(mcq_messages(atomic, n),
-                constraint=mcq_constraint(atomic, n, client.supports_grammar,
-                                          client.supports_json_schema),
-                max_tokens=mcq_max_tokens(atomic, n, client.settings.max_tokens))
-            for _, _, atomic in owners]
+    asks = mcq_asks([atomic for _, _, atomic in owners], client, n)
     mcqs = ask_until_valid(client, asks, lambda i, text: parse_mcq(text, owners[i][2], n),
                            params.max_attempts, desc=f"mcq {label}")
     built = [BuiltPersonality(records=records, items=[]) for _, records, _ in states]

@@ -15,11 +15,10 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from interviewsim.data.records import CallRecord
 from interviewsim.errors import ConfigError, ParseError, Problem, validation_text
 from interviewsim.llm.contract_json import parse_contract_object
 from interviewsim.llm.gbnf import gbnf_from_schema
-from interviewsim.llm.types import ChatRequest, ChatResult, Message, OutputConstraint
+from interviewsim.llm.types import CallRecord, ChatRequest, ChatResult, Message, OutputConstraint
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import click
 
+from interviewsim.config.params import Params
+from interviewsim.config.settings import ProviderSettings
 from interviewsim.errors import ConfigError, InterviewSimError
-from interviewsim.experiment.params import Params
 from interviewsim.llm.hub import build_provider
 from interviewsim.llm.runtime_probe import (
     cpu_summary,
@@ -20,7 +21,6 @@ from interviewsim.llm.runtime_probe import (
     runtime_install,
     runtime_package_dir,
 )
-from interviewsim.llm.settings import ProviderSettings
 from interviewsim.llm.types import ChatRequest, Message
 from stages.common import params_option, read_params
 

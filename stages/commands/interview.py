@@ -18,9 +18,10 @@ from interviewsim.agent.config import SETTINGS_PATH, load_agent_settings
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.results import CandidateInfo
 from interviewsim.agent.setup import open_clients, personality_plan, run_session, twin
+from interviewsim.config.conditions import INDEXED_STRATEGIES
+from interviewsim.config.params import ALL_STRATEGIES
 from interviewsim.data.corpus import load_personality
 from interviewsim.data.stage_summary import RUN_LOG, write_run_log
-from interviewsim.experiment.params import ALL_STRATEGIES
 from interviewsim.llm import ModelHub
 from stages.common import PREPARED_DIR, params_option, read_params
 
@@ -84,7 +85,7 @@ def interview(params_path: Path, personality_id: str | None, strategy: str, huma
                 raise click.BadParameter(str(exc.args[0]), param_hint="--personality") from None
             plan = personality_plan(plan, person)
             index = None
-            if strategy in ("retrieval", "hybrid"):
+            if strategy in INDEXED_STRATEGIES:
                 from interviewsim.context.embeddings import open_embedder
                 from interviewsim.context.strategies import RetrievalIndex
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import click
 import yaml
 
+from interviewsim.config.paper import PAPER_FILE, load_overrides, override_args, with_overrides
+from interviewsim.config.params import load_params
 from interviewsim.errors import ConfigError, Problem
-from interviewsim.experiment.paper import PAPER_FILE, load_overrides, override_args, with_overrides
-from interviewsim.experiment.params import load_params
 from stages.common import params_option
 
 

@@ -14,12 +14,10 @@ from tqdm import tqdm
 
 from interviewsim.agent.config import SETTINGS_PATH, load_agent_settings
 from interviewsim.agent.plan import load_plan
-from interviewsim.errors import InterviewSimError
-from interviewsim.experiment.paper import PAPER_FILE, paper_params
-from interviewsim.experiment.planning import CallPlan, build_plan, iter_inputs
+from interviewsim.config.paper import PAPER_FILE, paper_params
+from interviewsim.data.corpus import iter_inputs
 from interviewsim.experiment.sizing import interview_strategies
-from interviewsim.llm import ModelHub
-from interviewsim.llm.types import ChatRequest, Message
+from stages.commands.planning import CallPlan, build_plan
 from stages.common import params_option, progress_enabled, read_params
 
 
@@ -83,22 +81,7 @@ def plan(params_path: Path, paper: bool, paper_file: Path, input_dir: Path | Non
     people = iter_inputs(input_dir or params.data.personalities, params.data.test_fraction,
                          params.data.max_heldout_pairs)
     people = tqdm(people, desc="plan", unit="personality", disable=not progress_enabled())
-    hub = ModelHub(params.hub)
-    click.get_current_context().call_on_close(hub.close)
-    generate_request = cached = None
-    if not no_cache and Path(params.cache.path).exists():
-        try:
-            client = hub.client(params.models.generator, label="generator")
-        except InterviewSimError as exc:
-            click.echo(f"plan: cache hits not counted ({exc})", err=True)
-        else:
-            def generate_request(messages: list[Message]) -> ChatRequest:
-                return client.request(messages)
-
-            def cached(requests: list[ChatRequest]) -> int:
-                return client.plan(requests).cache_hits
-
-    result = build_plan(params, iter(people), generate_request, cached, agent)
+    result = build_plan(params, people, count_hits=not no_cache, agent=agent)
     title = f"{params_path} + {paper_file}" if paper else str(params_path)
     click.echo(render(result, title))
     if json_out is not None:

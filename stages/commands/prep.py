@@ -14,8 +14,8 @@ from pathlib import Path
 
 import click
 
+from interviewsim.config.params import Params
 from interviewsim.errors import ConfigError, InputError, Problem
-from interviewsim.experiment.params import Params
 from interviewsim.prep.artifacts import write_match_outputs, write_prep_outputs
 from interviewsim.prep.clarify import ScriptedAnswers
 from interviewsim.prep.evidence import load_evidence_file, personality_evidence

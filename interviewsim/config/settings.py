@@ -42,7 +42,7 @@ class OpenAIProviderSettings(_Settings):
     """Requests in flight at once (for the whole stage, however many ``processes`` it runs)."""
     processes: int = Field(1, gt=0)
     """Processes that generate and judge split into, each over every N-th personality with
-    ``max_concurrency / processes`` in flight (interviewsim/llm/workers.py). One Python
+    ``max_concurrency / processes`` in flight (stages/runner/copies.py). One Python
     process drives about one core; at hundreds of requests in flight a stage needs more."""
     structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
     """How a JSON-schema constraint is sent: OpenAI strict ``json_schema``, llama.cpp-server

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from typing import TypeVar
 
@@ -37,12 +37,6 @@ def fill_batches(items: Iterable[T], size: Callable[[T], int], target: int,
             group, total, goal = [], 0, target
     if group:
         yield group
-
-
-def group_label(ids: Sequence[str], shown: int = 3) -> str:
-    """``"P1, P2, P3 +4"``: a group of personalities as a progress bar names it."""
-    more = f" +{len(ids) - shown}" if len(ids) > shown else ""
-    return ", ".join(ids[:shown]) + more
 
 
 def overlapped(items: Iterable[T], work: Callable[[T], R], ahead: int = 1,

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from interviewsim.config.params import Params, parse_params, read_yaml
 from interviewsim.errors import ConfigError, Problem
-from interviewsim.experiment.params import Params, parse_params, read_yaml
 
 PAPER_FILE = Path("params.paper.yaml")
 """Where the commands look for the paper's overrides by default (the repository root)."""

@@ -36,9 +36,9 @@ from typing import Any, Protocol, TypeVar
 
 import click
 
+from interviewsim.config.settings import ModelSettings, OpenAIProviderSettings, ProviderSettings
 from interviewsim.data.jsonio import load_json_strict, write_lines_atomic
 from interviewsim.data.stage_summary import RUN_LOG, write_summary
-from interviewsim.llm.settings import ModelSettings, OpenAIProviderSettings, ProviderSettings
 from interviewsim.llm.usage import add_summaries
 
 

@@ -13,8 +13,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from interviewsim.errors import ConfigError, Problem, validation_problems
-from interviewsim.llm.settings import (
+from interviewsim.config.settings import (
     EmbedderSettings,
     HubSettings,
     LlamaCppProviderSettings,
@@ -23,6 +22,7 @@ from interviewsim.llm.settings import (
     PriceSettings,
     ProviderSettings,
 )
+from interviewsim.errors import ConfigError, Problem, validation_problems
 
 Strategy = Literal[
     "no-context",
