@@ -94,7 +94,7 @@ def test_mlflow_children_carry_the_pooled_value_beside_the_metric():
 
 def test_the_report_states_the_headline_and_shows_the_pooled_column():
     cells = uneven_cells()
-    data = ReportData(title="t", cells=cells, intervals=confidence_intervals(cells, 50, 1),
+    data = ReportData(title="t", cells=cells, intervals=confidence_intervals(cells),
                       tests=pairwise_tests(cells, ["retrieval"], 100, 1),
                       strategies=["retrieval"], baseline=None, usage=summarise_usage({}),
                       config={}, permutations=100, bootstrap=50)

@@ -42,7 +42,7 @@ def report_data(judges=("local",), baseline="no-context") -> ReportData:
         "generator/m": {"model": "m", "calls": 36, "cache_hits": 0, "prompt_tokens": 900,
                         "completion_tokens": 90, "wall_s": 3.0, "est_cost_usd": None}}}})
     return ReportData(title="InterviewSim results", cells=cells,
-                      intervals=confidence_intervals(cells, 200, 1),
+                      intervals=confidence_intervals(cells),
                       tests=pairwise_tests(cells, strategies, 10_000, 1),
                       strategies=strategies, baseline=baseline, usage=usage,
                       config={"mcq": {"option_count": 4}}, permutations=10_000, bootstrap=200)

@@ -102,9 +102,13 @@ def test_holm_adjustment_is_monotone_and_capped_at_one():
     assert holm_adjust([0.6, 0.6]) == [1.0, 1.0]
 
 
-def test_confidence_intervals_are_seeded_per_cell():
-    cells = {x.key: x for x in (cell("a", {"P1": 0.0, "P2": 1.0, "P3": 0.5}),)}
-    assert confidence_intervals(cells, 300, 5) == confidence_intervals(cells, 300, 5)
+def test_confidence_intervals_are_t_intervals_printed_only_where_they_cover():
+    three = cell("a", {"P1": 0.0, "P2": 1.0, "P3": 0.5})
+    one = cell("b", {"P1": 0.5})
+    found = confidence_intervals({three.key: three, one.key: one})
+    assert found[one.key] is None  # one personality: too few to interpret
+    low, high = found[three.key]
+    assert (low + high) / 2 == pytest.approx(0.5) and high - low > 1
 
 
 def test_significance_marks():

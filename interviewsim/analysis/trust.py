@@ -17,8 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from interviewsim.analysis.agreement import AgreementResult, answerer_agreement, judge_agreement
+from interviewsim.analysis.control_items import item_files, read_control_items
+from interviewsim.analysis.inference import VERDICT_CODES
 from interviewsim.analysis.stats import Attainable, PairedTest, attainable
-from interviewsim.analysis.validity import Discrimination, discrimination, read_control_rows
+from interviewsim.analysis.validity import (
+    MARKS,
+    Discrimination,
+    discrimination,
+    read_control_rows,
+)
 from interviewsim.data.jsonio import load_json_strict, read_jsonl
 from interviewsim.experiment.params import Params
 
@@ -37,10 +44,11 @@ class ColumnPower:
 def column_power(tests: Sequence[PairedTest], permutations: int, alpha: float = 0.05
                  ) -> list[ColumnPower]:
     """Per column: the most personalities any of its tests pairs, and the Holm family size
-    (every pair of strategies of the column)."""
+    (the pairs of strategies actually tested: those with a p-value)."""
     columns: dict[tuple[str, str], list[PairedTest]] = defaultdict(list)
     for test in tests:
-        columns[(test.metric, test.judge)].append(test)
+        if test.p_value is not None:
+            columns[(test.metric, test.judge)].append(test)
     return [ColumnPower(metric, judge, max(t.n_pairs for t in found), len(found),
                         attainable(max(t.n_pairs for t in found), len(found), permutations,
                                    alpha))
@@ -103,14 +111,21 @@ class TrustReport:
     def _discrimination(self) -> str:
         if not self.discrimination:
             return self.controls_note or "No control was scored."
+        codes = ", ".join(f"{v.value} {c}" for v, c in VERDICT_CODES.items())
         lines = ["Each judge scores two controls like a strategy's answers: **oracle**, the "
                  "person's own held-out answer, and **impostor**, another personality's real "
-                 "answer to the most similar question. Oracle − impostor (signed so that "
-                 "positive is right; contradictions: impostor − oracle), 95% paired bootstrap "
-                 "interval over personalities:", ""]
-        for found in self.discrimination:
-            mark = "✅" if found.discriminates else "⚠️"
-            lines.append(f"- {mark} {found.verdict()}")
+                 "answer to the most similar question. Their item-level differences (signed so "
+                 "that positive is right: oracle − impostor, for contradictions impostor − "
+                 "oracle) are tested by a cluster sign-flip test over personalities, exact "
+                 "where enumerable: **discriminates** / **inverted** when the one-sided p is "
+                 "at most 0.025, **no variation** when every value of both controls is the "
+                 "same, **equivalent** when an equivalence test (TOST, `aggregate."
+                 "equivalence_margins`) shows the difference inside the margin, "
+                 "**inconclusive** otherwise. Intervals are 95% t-intervals over personalities, "
+                 "printed only where their simulated coverage at this design is at least 93% "
+                 f"(docs/STATISTICS.md). Codes in `validity_verdict`: {codes}.", ""]
+        lines += [f"- {MARKS[found.test.verdict]} {found.verdict()}"
+                  for found in self.discrimination]
         return "\n".join(lines)
 
     def _position_bias(self) -> str:
@@ -197,8 +212,11 @@ def build_trust_report(params: Params, tests: list[PairedTest], control_paths: I
                                     params.aggregate.bootstrap, params.seed)
     answers = mcq_dir / "answers.jsonl"
     bias = mcq_dir / "position_bias.json"
+    items = read_control_items(rows, judged_dir, mcq_dir)
+    margins = params.aggregate.equivalence_margins.model_dump()
     return TrustReport(
-        discrimination=discrimination(rows, params.aggregate.bootstrap, params.seed),
+        discrimination=discrimination(items, margins, params.aggregate.permutations,
+                                      params.seed),
         controls_note=note,
         position_bias=load_json_strict(bias) if bias.is_file() else None,
         judge_agreement=agreement, judges=len(params.models.judges),
@@ -213,4 +231,4 @@ def trust_inputs(control_paths: Iterable[Path], judged_dir: Path, mcq_dir: Path)
     """The files :func:`build_trust_report` reads that exist (for the run's identity)."""
     candidates = [*control_paths, judged_dir / "judgments.jsonl", judged_dir / "ps_votes.jsonl",
                   mcq_dir / "answers.jsonl", mcq_dir / "position_bias.json"]
-    return [p for p in candidates if p.is_file()]
+    return sorted({*[p for p in candidates if p.is_file()], *item_files(judged_dir, mcq_dir)})
