@@ -10,15 +10,22 @@ with the personalities present (:func:`interviewsim.analysis.stats.attainable`).
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from interviewsim.analysis.agreement import AgreementResult, answerer_agreement, judge_agreement
+from interviewsim.analysis.agreement import (
+    AgreementResult,
+    answerer_agreement,
+    answerer_alpha,
+    judge_agreement,
+)
 from interviewsim.analysis.control_items import item_files, read_control_items
 from interviewsim.analysis.inference import VERDICT_CODES
+from interviewsim.analysis.ps_checks import CONSTANT_SHARE, level_shares, render_ps
 from interviewsim.analysis.stats import Attainable, PairedTest, attainable
 from interviewsim.analysis.validity import (
     MARKS,
@@ -67,8 +74,12 @@ class TrustReport:
     judge_agreement: Mapping[str, AgreementResult] = field(default_factory=dict)
     judges: int = 1
     answerer_agreement: float | None = None
+    answerer_alpha: AgreementResult | None = None
+    """Chance-corrected (nominal alpha) agreement between MCQ answerers."""
     answerers: int = 1
     power: list[ColumnPower] = field(default_factory=list)
+    ps_levels: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """Per judge, the share of its PS votes at each level (:mod:`.ps_checks`)."""
 
     def flat(self, digits: int = 6) -> dict[str, float | int]:
         """``validity.*`` keys for metrics.json (and so for `dvc metrics` and MLflow)."""
@@ -77,8 +88,8 @@ class TrustReport:
             for name, value in found.flat().items():
                 out[f"validity.discrimination.{found.judge}.{found.metric}.{name}"] = value
         for answerer, bias in sorted((self.position_bias or {}).get("answerers", {}).items()):
-            for name in ("top_letter_share", "position_baseline_accuracy", "accuracy",
-                         "robust_accuracy"):
+            for name in ("top_letter_share", "position_baseline_accuracy", "position_p",
+                         "accuracy", "robust_accuracy"):
                 if bias.get(name) is not None:
                     out[f"validity.position_bias.{answerer}.{name}"] = round(bias[name], digits)
         for metric, result in sorted(self.judge_agreement.items()):
@@ -90,6 +101,13 @@ class TrustReport:
         if self.answerer_agreement is not None:
             out["validity.agreement.mcq_answerers.identical"] = round(self.answerer_agreement,
                                                                       digits)
+        if self.answerer_alpha is not None and self.answerer_alpha.alpha is not None:
+            out["validity.agreement.mcq_answerers.alpha"] = round(self.answerer_alpha.alpha,
+                                                                  digits)
+        for judge, found in sorted(self.ps_levels.items()):
+            out[f"validity.ps_levels.{judge}.top_share"] = round(max(found.values()), digits)
+            out[f"validity.ps_levels.{judge}.constant"] = int(max(found.values())
+                                                              > CONSTANT_SHARE)
         for column in self.power:
             key = f"validity.attainable.{column.judge}.{column.metric}"
             out[f"{key}.min_p_holm"] = round(column.reach.min_p_holm, digits)
@@ -103,6 +121,9 @@ class TrustReport:
                  "judge cannot tell the person from an impostor, or that no test could find "
                  "significant at this size, is description, not evidence."]
         parts += ["### Do the judges tell the person from an impostor?", self._discrimination()]
+        if self.ps_levels:
+            parts += ["### Personality alignment: chance and constant judges",
+                      render_ps(self.ps_levels)]
         parts += ["### MCQ position bias", self._position_bias()]
         parts += ["### Agreement", self._agreement()]
         parts += ["### Attainable significance", self._power()]
@@ -132,24 +153,27 @@ class TrustReport:
         bias = self.position_bias
         if not bias or not bias.get("answerers"):
             return "No MCQ answers."
-        lines = [f"Chance is {bias['chance']:.3f} ({bias['option_count']} options). The "
-                 "position baseline is the accuracy of always choosing the answerer's most "
-                 "frequent letter; the rotation-robust accuracy counts an item only when it is "
-                 "answered right in every rotation of its options (`mcq.rotations`).", "",
+        robust = bias.get("robust_chance")
+        lines = [f"Chance is {bias['chance']:.3f} ({bias['option_count']} options); for the "
+                 f"rotation-robust accuracy (right in every one of {bias['rotations']} "
+                 f"rotations, `mcq.rotations`) it is {_num(robust)}. The position baseline is "
+                 "the expected accuracy of a knowledge-free answerer with this answerer's "
+                 "letter habit (Σ letter share × answer-key share); *p* is a permutation test "
+                 "of the accuracy against it (answers shuffled across items).", "",
                  "| answerer | letters chosen | top letter share | position baseline | "
-                 "accuracy | rotation-robust |", "|---|---|---:|---:|---:|---:|"]
+                 "accuracy | p | rotation-robust |", "|---|---|---:|---:|---:|---:|---:|"]
         for name, found in sorted(bias["answerers"].items()):
             letters = ", ".join(f"{k} {v}" for k, v in sorted(found["letters"].items()))
             lines.append(f"| {name} | {letters} | {_num(found.get('top_letter_share'))} | "
                          f"{_num(found.get('position_baseline_accuracy'))} | "
-                         f"{_num(found.get('accuracy'))} | {_num(found.get('robust_accuracy'))} |")
+                         f"{_num(found.get('accuracy'))} | {_num(found.get('position_p'))} | "
+                         f"{_num(found.get('robust_accuracy'))} |")
         flagged = [name for name, found in sorted(bias["answerers"].items())
-                   if found.get("accuracy") is not None
-                   and found.get("position_baseline_accuracy") is not None
-                   and found["accuracy"] <= found["position_baseline_accuracy"]]
+                   if found.get("position_p") is not None and found["position_p"] > 0.05]
         if flagged:
-            lines += ["", f"⚠️ {', '.join(flagged)}: accuracy no better than always choosing "
-                      "one letter; MCQ differences between strategies are not evidence."]
+            lines += ["", f"⚠️ {', '.join(flagged)}: accuracy not shown to beat the letter "
+                      "habit alone (permutation p > 0.05); MCQ differences between strategies "
+                      "are not evidence."]
         return "\n".join(lines)
 
     def _agreement(self) -> str:
@@ -159,7 +183,8 @@ class TrustReport:
                          "two or more in `models.judges`).")
         else:
             lines.append("Krippendorff's alpha between judges (1 = perfect, 0 = chance), 95% "
-                         "bootstrap interval over the judged items:")
+                         "bootstrap interval over personalities (whole personalities "
+                         "resampled: their items are not independent):")
             for metric, result in sorted(self.judge_agreement.items()):
                 ci = (f" [{result.ci[0]:.3f}, {result.ci[1]:.3f}]" if result.ci is not None
                       else "")
@@ -168,8 +193,13 @@ class TrustReport:
         if self.answerers < 2:
             lines.append("One MCQ answerer: agreement between answerers is not measurable.")
         else:
+            found = self.answerer_alpha
+            ci = ("" if found is None or found.ci is None
+                  else f" [{found.ci[0]:.3f}, {found.ci[1]:.3f}]")
             lines.append(f"MCQ answerers choose the same option on "
-                         f"{_num(self.answerer_agreement)} of the items all of them answered.")
+                         f"{_num(self.answerer_agreement)} of the items all of them answered "
+                         "(raw, not corrected for chance); Krippendorff's alpha (nominal, "
+                         f"chance-corrected) {_num(found.alpha if found else None)}{ci}.")
         return "\n".join(lines)
 
     def _power(self) -> str:
@@ -213,6 +243,7 @@ def build_trust_report(params: Params, tests: list[PairedTest], control_paths: I
     answers = mcq_dir / "answers.jsonl"
     bias = mcq_dir / "position_bias.json"
     items = read_control_items(rows, judged_dir, mcq_dir)
+    several = len(params.models.mcq_answerers) > 1 and answers.is_file()
     margins = params.aggregate.equivalence_margins.model_dump()
     return TrustReport(
         discrimination=discrimination(items, margins, params.aggregate.permutations,
@@ -220,11 +251,14 @@ def build_trust_report(params: Params, tests: list[PairedTest], control_paths: I
         controls_note=note,
         position_bias=load_json_strict(bias) if bias.is_file() else None,
         judge_agreement=agreement, judges=len(params.models.judges),
-        answerer_agreement=(answerer_agreement(read_jsonl(answers))
-                            if len(params.models.mcq_answerers) > 1 and answers.is_file()
-                            else None),
+        answerer_agreement=(answerer_agreement(read_jsonl(answers)) if several else None),
+        answerer_alpha=(answerer_alpha(read_jsonl(answers), params.aggregate.bootstrap,
+                                       params.seed) if several else None),
         answerers=len(params.models.mcq_answerers),
-        power=column_power(tests, params.aggregate.permutations))
+        power=column_power(tests, params.aggregate.permutations),
+        ps_levels=level_shares(itertools.chain.from_iterable(
+            read_jsonl(p) for p in (judged_dir / "ps_votes.jsonl",
+                                    judged_dir / "control_ps_votes.jsonl") if p.is_file())))
 
 
 def trust_inputs(control_paths: Iterable[Path], judged_dir: Path, mcq_dir: Path) -> list[Path]:
