@@ -110,6 +110,7 @@ def test_t_quantiles_match_the_tables():
 
 def test_a_t_interval_needs_two_values_and_widens_at_small_n():
     assert t_interval([1.0]) is None
+    assert t_interval([0.0, 0.0, 0.0, 0.0]) is None  # no spread: not a zero-width interval
     low, high = t_interval([0.0, 1.0, 2.0])
     assert low == pytest.approx(1 - 4.303 / np.sqrt(3), abs=1e-3) and high > 2
 

@@ -81,10 +81,11 @@ def t_quantile(q: float, df: float) -> float:
 
 
 def t_interval(values: Sequence[float] | np.ndarray, level: float = 0.95) -> Interval | None:
-    """Mean ± t·s/√n over the values (personality means); None below two values, as no
-    spread can be estimated from one."""
+    """Mean ± t·s/√n over the values (personality means); None below two values or when
+    all are equal: no spread can be estimated, and a zero-width interval would claim
+    certainty (0 contradictions in 8 judgments is not [0, 0]: :func:`clopper_pearson`)."""
     x = np.asarray(values, dtype=np.float64)
-    if x.size < 2:
+    if x.size < 2 or bool(np.all(x == x[0])):
         return None
     half = t_quantile(0.5 + level / 2.0, x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
     mean = float(x.mean())
