@@ -43,7 +43,7 @@ RHOS: tuple[float, ...] = (0.0, 0.5)
 EFFECT = 0.8
 """The stated effect for power: the oracle's latent mean 0.8 SD above the impostor's."""
 MIN_COVERAGE = 0.93
-GATE_REPS = 2000
+GATE_REPS = 4000
 """Simulated data sets per (design, model) of the report-time coverage check."""
 
 

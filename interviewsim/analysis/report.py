@@ -173,9 +173,9 @@ def intervals_table(data: ReportData) -> str:
     """Each cell's 95% interval (or why none), its pooled value with a binomial interval for
     proportions, and how many personalities and units it rests on, with the invalid outputs
     and whether they were scored."""
-    lines = ["| metric | judge | strategy | value | 95% CI | pooled | pooled 95% CI "
-             "| personalities | n | invalid |",
-             "|---|---|---|---:|---|---:|---|---:|---:|---|"]
+    lines = ["| metric | judge | strategy | value | pooled | 95% CI | personalities | n "
+             "| invalid | pooled 95% CI |",
+             "|---|---|---|---:|---:|---|---:|---:|---|---|"]
     rows = row_order(data.cells, data.strategies)
     for metric, judge in columns(data.cells):
         for strategy in rows:
@@ -186,9 +186,9 @@ def intervals_table(data: ReportData) -> str:
             ci = (("too few to interpret" if cell.value is not None else "–")
                   if interval is None else f"[{_fmt(interval[0])}, {_fmt(interval[1])}]")
             used = f"{len(cell.per_personality)}/{cell.personalities}"
-            lines.append(f"| {metric} | {judge} | {strategy} | {_fmt(cell.value)} | {ci} | "
-                         f"{_pooled(cell)} | {_pooled_ci(cell)} | {used} | {cell.n} | "
-                         f"{invalid_text(cell)} |")
+            lines.append(f"| {metric} | {judge} | {strategy} | {_fmt(cell.value)} | "
+                         f"{_pooled(cell)} | {ci} | {used} | {cell.n} | {invalid_text(cell)} | "
+                         f"{_pooled_ci(cell)} |")
     return "\n".join(lines)
 
 
