@@ -215,3 +215,21 @@ def test_an_impostor_for_a_single_personality_is_refused_with_the_fix(tmp_path):
     assert "remove impostor from controls" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "data/artifacts/controls/answers.jsonl").exists()
+
+
+def test_the_report_and_the_headline_carry_the_verdicts(workspace):
+    (workspace / "no_mcq.jsonl").write_text("")
+    result = invoke(workspace, "aggregate", "--judged",
+                    "data/artifacts/judged/personality_metrics.jsonl", "--mcq", "no_mcq.jsonl",
+                    "--no-mlflow")
+    assert result.exit_code == 0, result.output
+    report = (workspace / "reports/report.md").read_text()
+    assert "- ✅ honest on content_similarity: **discriminates**" in report
+    assert "impostor − oracle" in report.split("honest on contradiction_ratio", 1)[1][:80]
+    assert "- ❔ random on content_similarity: **inconclusive**" in report
+    assert "random profiles is 0.556" in report
+    verdicts = json.loads((workspace / "reports/headline/validity_verdict.json").read_text())
+    assert verdicts["cs_similarity"] == {"honest": 1, "random": 0}
+    metrics = json.loads((workspace / "reports/metrics.json").read_text())
+    assert metrics["validity.discrimination.honest.content_similarity.verdict"] == 1
+    assert metrics["validity.discrimination.honest.content_similarity.items"] == 36
