@@ -75,7 +75,8 @@ def test_dvc_metrics_show_prints_a_strategy_per_row_within_120_columns(tmp_path)
     rows = [line.split()[0] for line in lines[1:]]
     # DVC lists the files by name: the strategies, then the validity rows
     assert rows == [f"reports/headline/{s}.json" for s in sorted(ALL_STRATEGIES)] + [
-        "reports/headline/validity_judge.json", "reports/headline/validity_power.json"]
+        "reports/headline/validity_judge.json", "reports/headline/validity_power.json",
+        "reports/headline/validity_verdict.json"]
     assert max(len(line) for line in lines) <= 120, shown
 
 
