@@ -11,7 +11,6 @@ from interviewsim.analysis.metrics import MetricCell
 from interviewsim.analysis.stats import (
     Attainable,
     attainable,
-    bootstrap_ci,
     confidence_intervals,
     holm_adjust,
     min_sign_flip_p,
@@ -63,20 +62,6 @@ def test_p_is_in_the_unit_interval_and_symmetric_in_argument_order(diffs, permut
     p = sign_flip_p_value(diffs, permutations, seed)
     assert 0.0 < p <= 1.0
     assert p == sign_flip_p_value([-d for d in diffs], permutations, seed)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(finite, min_size=1, max_size=30), st.integers(0, 2**32))
-def test_the_bootstrap_interval_contains_the_mean(values, seed):
-    low, high = bootstrap_ci(values, 500, seed)
-    mean = float(np.mean(values))
-    slack = 1e-9 * max(1.0, max(abs(v) for v in values))
-    assert low - slack <= mean <= high + slack
-    assert bootstrap_ci(values, 500, seed) == (low, high)
-
-
-def test_a_cell_without_values_has_no_interval():
-    assert bootstrap_ci([], 100, 0) is None
 
 
 def test_pairwise_tests_cover_every_strategy_pair_in_configured_order_on_shared_personalities():

@@ -57,34 +57,39 @@ VERDICT_CODES: dict[ControlVerdict, int] = {
 good one; 0 says nothing either way)."""
 
 
-def null_sums(means: np.ndarray, permutations: int, seed: int) -> tuple[np.ndarray, bool]:
-    """The sign-flip null distribution of ``sum(means)``: every sign vector when
-    ``2**n <= permutations`` (exact), else ``permutations`` random ones. Returns the sums and
-    whether they are exact."""
-    n = means.size
+def sign_vectors(n: int, permutations: int, rng: np.random.Generator
+                 ) -> tuple[np.ndarray, bool]:
+    """Every ±1 sign vector of length n when ``2**n <= permutations`` (exact), else
+    ``permutations`` random ones; and whether they are exact."""
     if n < 63 and (1 << n) <= permutations:
         codes = np.arange(1 << n, dtype=np.int64)
-        bits = (codes[:, None] >> np.arange(n, dtype=np.int64)) & 1
-        return means.sum() - 2.0 * (bits @ means), True
-    rng = np.random.default_rng(seed)
-    signs = rng.integers(0, 2, size=(permutations, n)).astype(np.float64) * 2.0 - 1.0
-    return signs @ means, False
+        return 1.0 - 2.0 * ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1), True
+    return rng.integers(0, 2, size=(permutations, n)) * 2.0 - 1.0, False
+
+
+def sign_flip_p(means: np.ndarray, permutations: int, rng: np.random.Generator
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """One-sided p-values (mean > 0, mean < 0) of the cluster sign-flip test for each row of
+    ``means`` (data sets × personalities; one row for the report, many for the simulation).
+    Ties with the observed sum count as at least as extreme; the Monte-Carlo p counts the
+    observed labelling, so it is never 0."""
+    signs, exact = sign_vectors(means.shape[1], permutations, rng)
+    sums = means @ signs.T
+    observed = means.sum(axis=1, keepdims=True)
+    slack = 1e-9 * np.maximum(np.abs(means).sum(axis=1, keepdims=True), 1e-300)
+    above = (sums >= observed - slack).sum(axis=1)
+    below = (sums <= observed + slack).sum(axis=1)
+    if exact:
+        return above / signs.shape[0], below / signs.shape[0]
+    return (1 + above) / (1 + signs.shape[0]), (1 + below) / (1 + signs.shape[0])
 
 
 def one_sided_p(means: np.ndarray, permutations: int, seed: int) -> tuple[float, float]:
-    """(p for mean > 0, p for mean < 0) of the cluster sign-flip test on personality means.
-    Ties with the observed sum count as at least as extreme; the Monte-Carlo p counts the
-    observed labelling, so it is never 0."""
+    """(p for mean > 0, p for mean < 0) over the personality means of one judge and metric."""
     if means.size == 0:
         return 1.0, 1.0
-    sums, exact = null_sums(means, permutations, seed)
-    observed = float(means.sum())
-    slack = 1e-9 * max(float(np.abs(means).sum()), 1e-300)
-    above = int(np.count_nonzero(sums >= observed - slack))
-    below = int(np.count_nonzero(sums <= observed + slack))
-    if exact:
-        return above / sums.size, below / sums.size
-    return (1 + above) / (1 + sums.size), (1 + below) / (1 + sums.size)
+    up, down = sign_flip_p(means[None, :], permutations, np.random.default_rng(seed))
+    return float(up[0]), float(down[0])
 
 
 def smallest_p(n_personalities: int, permutations: int) -> float:

@@ -156,24 +156,3 @@ def pooled_proportion(successes: Sequence[float], counts: Sequence[float],
     name = "clopper-pearson" if exact else "wilson"
     note = "unadjusted" if deff is None else f"design effect {scale:.2f}"
     return ProportionInterval(k / n, interval, f"{name}, {note}")
-
-
-def cluster_bootstrap(clusters: Sequence[np.ndarray], statistic: object, resamples: int,
-                      seed: int, level: float = 0.95) -> Interval | None:
-    """Percentile interval of ``statistic(list of clusters)`` over resamples of whole
-    clusters (personalities) with replacement; None when fewer than two clusters or no
-    resample gives a defined (non-None, finite) statistic."""
-    if len(clusters) < 2:
-        return None
-    rng = np.random.default_rng(seed)
-    found = []
-    for _ in range(resamples):
-        picked = [clusters[i] for i in rng.integers(0, len(clusters), len(clusters))]
-        value = statistic(picked)  # type: ignore[operator]
-        if value is not None and math.isfinite(value):
-            found.append(value)
-    if not found:
-        return None
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(np.asarray(found), [tail, 1.0 - tail])
-    return (float(low), float(high))

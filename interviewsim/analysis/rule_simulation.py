@@ -18,32 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from interviewsim.analysis.calibration import expected, pairs, t_covers
+from interviewsim.analysis.inference import sign_flip_p
 
 ALPHA_ONE_SIDED = 0.025
-
-
-def _signs(n: int, permutations: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
-    """Every sign vector (exact) when 2**n ≤ permutations, else a random sample."""
-    if (1 << n) <= permutations:
-        codes = np.arange(1 << n, dtype=np.int64)
-        return 1.0 - 2.0 * ((codes[:, None] >> np.arange(n)) & 1), True
-    return rng.integers(0, 2, size=(permutations, n)) * 2.0 - 1.0, False
-
-
-def sign_flip_p(means: np.ndarray, permutations: int, rng: np.random.Generator
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """One-sided p (mean > 0, mean < 0) of the sign-flip test for each row of ``means``
-    (data sets × clusters), as :func:`interviewsim.analysis.inference.one_sided_p` computes
-    it for one."""
-    signs, exact = _signs(means.shape[1], permutations, rng)
-    sums = means @ signs.T
-    observed = means.sum(axis=1, keepdims=True)
-    slack = 1e-9 * np.maximum(np.abs(means).sum(axis=1, keepdims=True), 1e-300)
-    above = (sums >= observed - slack).sum(axis=1)
-    below = (sums <= observed + slack).sum(axis=1)
-    if exact:
-        return above / signs.shape[0], below / signs.shape[0]
-    return (1 + above) / (1 + signs.shape[0]), (1 + below) / (1 + signs.shape[0])
 
 
 def bootstrap_bounds(means: np.ndarray, resamples: int, rng: np.random.Generator

@@ -1,11 +1,12 @@
-"""Paired significance tests and bootstrap confidence intervals at the personality level.
+"""Paired significance tests and confidence intervals at the personality level.
 
 The unit of analysis is the personality: every strategy is scored on the same personalities, so
 strategies are compared on paired per-personality differences (a sign-flip permutation test,
 which assumes only that a difference is as likely to be positive as negative under the null),
-and intervals come from resampling personalities. Both are seeded so that a rerun reproduces
-every p-value and interval exactly, and vectorised so that hundreds of tests at 10,000
-permutations take a fraction of a second.
+and intervals are t-intervals over personalities where they cover
+(:mod:`interviewsim.analysis.intervals`). Tests are seeded so that a rerun reproduces every
+p-value exactly, and vectorised so that hundreds of tests at 10,000 permutations take a
+fraction of a second.
 """
 
 from __future__ import annotations
@@ -131,29 +132,6 @@ def attainable(n_personalities: int, comparisons: int, permutations: int,
         personalities_needed=personalities_needed(comparisons, permutations, alpha),
         exact=n_personalities < 63 and (1 << n_personalities) <= permutations,
     )
-
-
-def bootstrap_ci(values: Sequence[float] | np.ndarray, resamples: int, seed: int,
-                 level: float = 0.95) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of the mean over personalities; None without values.
-
-    Not what the report prints (it under-covers at our sizes: :func:`confidence_intervals`);
-    kept as the measured baseline of benchmarks/bench_inference.py."""
-    x = np.asarray(values, dtype=np.float64)
-    n = x.size
-    if n == 0:
-        return None
-    if n == 1 or bool(np.all(x == x[0])):
-        return (float(x[0]), float(x[0]))
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples, dtype=np.float64)
-    rows_per_chunk = max(1, _CHUNK_ELEMENTS // n)
-    for start in range(0, resamples, rows_per_chunk):
-        rows = min(rows_per_chunk, resamples - start)
-        means[start:start + rows] = x[rng.integers(0, n, size=(rows, n))].mean(axis=1)
-    alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(means, [alpha, 1.0 - alpha])
-    return (float(low), float(high))
 
 
 def derived_seed(base: int, *parts: str) -> int:
