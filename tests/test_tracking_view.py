@@ -55,6 +55,7 @@ def test_the_parent_holds_the_headline_per_metric_and_strategy_validity_and_usag
     assert sorted(headline) == sorted(f"{m}/{s}" for m in HEADLINE_METRICS for s in STRATEGIES)
     assert headline["mcq_accuracy/retrieval"] == 0.2333  # (0.1 + 0.2 + 0.4) / 3, 4 decimals
     assert metrics["validity/content_similarity/discriminates"] == 0
+    assert metrics["validity/content_similarity/verdict"] == 0  # 3 personalities: inconclusive
     assert metrics["validity/content_similarity/oracle_minus_impostor"] == 0.25
     assert metrics["validity/content_similarity/attainable"] == 0
     assert metrics["validity/mcq_position_bias/local/top_letter_share"] == 0.8571

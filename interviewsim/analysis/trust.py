@@ -153,15 +153,16 @@ class TrustReport:
         bias = self.position_bias
         if not bias or not bias.get("answerers"):
             return "No MCQ answers."
-        robust = bias.get("robust_chance")
+        robust = "–" if bias.get("robust_chance") is None else f"{bias['robust_chance']:.4f}"
         lines = [f"Chance is {bias['chance']:.3f} ({bias['option_count']} options); for the "
                  f"rotation-robust accuracy (right in every one of {bias['rotations']} "
-                 f"rotations, `mcq.rotations`) it is {_num(robust)}. The position baseline is "
+                 f"rotations, `mcq.rotations`) it is {robust}. The position baseline is "
                  "the expected accuracy of a knowledge-free answerer with this answerer's "
                  "letter habit (Σ letter share × answer-key share); *p* is a permutation test "
                  "of the accuracy against it (answers shuffled across items).", "",
                  "| answerer | letters chosen | top letter share | position baseline | "
-                 "accuracy | p | rotation-robust |", "|---|---|---:|---:|---:|---:|---:|"]
+                 f"accuracy | p | rotation-robust (chance {robust}) |",
+                 "|---|---|---:|---:|---:|---:|---:|"]
         for name, found in sorted(bias["answerers"].items()):
             letters = ", ".join(f"{k} {v}" for k, v in sorted(found["letters"].items()))
             lines.append(f"| {name} | {letters} | {_num(found.get('top_letter_share'))} | "
