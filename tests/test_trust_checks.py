@@ -4,6 +4,9 @@ and the MCQ section prints the rotation-robust chance level."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
+from interviewsim.analysis.agreement import AgreementResult, alpha_with_ci
 from interviewsim.analysis.ps_checks import chance_alignment, level_shares, render_ps
 from interviewsim.analysis.stats import PairedTest
 from interviewsim.analysis.trust import TrustReport, column_power
@@ -49,3 +52,14 @@ def test_the_mcq_section_prints_the_rotation_robust_chance():
     text = TrustReport(position_bias=bias).render()
     assert "rotation-robust (chance 0.0625)" in text and "it is 0.0625" in text
     assert "⚠️ a: accuracy not shown to beat the letter habit alone" in text
+
+
+def test_an_agreement_interval_over_four_personalities_is_not_printed():
+    found = alpha_with_ci([(s, s) for s in (1, 2, 3, 4, 5, 4, 3, 2)], "ordinal",
+                          (1, 2, 3, 4, 5), 200, 1, clusters=["P1", "P1", "P2", "P2", "P3",
+                                                              "P3", "P4", "P4"])
+    result = AgreementResult(**asdict(found), metric="content_similarity", coders=("a", "b"))
+    text = TrustReport(judge_agreement={"content_similarity": result}, judges=2).render()
+    assert result.groups == 4 and result.ci is not None
+    assert ("content_similarity (ordinal): 1.000 (interval: too few to interpret, "
+            "4 personalities) over 8 items of 4 personalities") in text

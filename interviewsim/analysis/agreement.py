@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -64,6 +64,8 @@ class AlphaEstimate:
     n_boot: int
     n_boot_defined: int
     """Replicates where alpha was defined (a resample can hold a single value only)."""
+    groups: int = field(default=0, kw_only=True)
+    """What the bootstrap resampled: personalities when clusters were given, else units."""
 
 
 @dataclass(frozen=True)
@@ -201,11 +203,11 @@ def alpha_with_ci(units: Sequence[Sequence[Hashable | None]], level: Measurement
     count, size = data.per_unit.shape[0], len(data.domain)
     alpha = _point(data, level)
     values = int(round(float(data.per_unit.sum()))) if count else 0
-    if alpha is None or n_boot == 0:
-        return AlphaEstimate(alpha, None, level, count, values, n_boot, 0)
-    rng = np.random.default_rng(seed)
     owner = _owners(units, clusters)
-    groups = int(owner.max()) + 1
+    groups = int(owner.max()) + 1 if owner.size else 0
+    if alpha is None or n_boot == 0:
+        return AlphaEstimate(alpha, None, level, count, values, n_boot, 0, groups=groups)
+    rng = np.random.default_rng(seed)
     replicates = []
     rows_per_chunk = max(1, _CHUNK_ELEMENTS // max(count, groups))
     for start in range(0, n_boot, rows_per_chunk):
@@ -221,7 +223,8 @@ def alpha_with_ci(units: Sequence[Sequence[Hashable | None]], level: Measurement
         tail = (1.0 - confidence) / 2.0
         low, high = np.quantile(boot, [tail, 1.0 - tail])
         ci = (float(low), float(high))
-    return AlphaEstimate(alpha, ci, level, count, values, n_boot, int(boot.size))
+    return AlphaEstimate(alpha, ci, level, count, values, n_boot, int(boot.size),
+                         groups=groups)
 
 
 def _owners(units: Sequence[Sequence[Hashable | None]],

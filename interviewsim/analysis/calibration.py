@@ -81,6 +81,15 @@ def t_covers(means: np.ndarray, truth: float, level: float = 0.95) -> np.ndarray
     return np.abs(means.mean(axis=1) - truth) <= half
 
 
+def bootstrap_bounds(means: np.ndarray, resamples: int, rng: np.random.Generator
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile-bootstrap 95% bounds of the mean of each row (the former interval)."""
+    n = means.shape[1]
+    draws = rng.integers(0, n, size=(resamples, n))
+    boot = np.stack([means[:, d].mean(axis=1) for d in draws], axis=1)
+    return np.quantile(boot, 0.025, axis=1), np.quantile(boot, 0.975, axis=1)
+
+
 def t_coverage(kind: str, n: int, items: int, rho: float, effect: float, reps: int,
                seed: int, target: str = "difference") -> float:
     """Simulated coverage of the t-interval over personalities, of the oracle − impostor
@@ -111,3 +120,21 @@ def interval_printable(kind: str, n: int, items: int, target: str = "difference"
 
 def metric_kind(metric: str) -> str:
     return METRIC_KIND.get(metric, "normal")
+
+
+@lru_cache(maxsize=256)
+def worst_bootstrap_coverage(kind: str, n: int, items: int) -> float:
+    """The lowest simulated coverage of a percentile bootstrap over ``n`` personalities (of a
+    mean of ``kind`` items, the pinned models as above): the check applied to Krippendorff's
+    alpha, whose interval is such a bootstrap (a proxy: alpha's own coverage is not
+    simulated). 0 below two personalities."""
+    if n < 2 or items < 1:
+        return 0.0
+    worst = 1.0
+    for rho in RHOS:
+        rng = np.random.default_rng(n * 1000 + items)
+        means = draw(kind, (GATE_REPS // 4, n, items), rho, 0.0, rng).mean(axis=2)
+        low, high = bootstrap_bounds(means, 500, rng)
+        truth = expected(kind, 0.0)
+        worst = min(worst, float(((low <= truth) & (truth <= high)).mean()))
+    return worst

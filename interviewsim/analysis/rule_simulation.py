@@ -17,19 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from interviewsim.analysis.calibration import expected, pairs, t_covers
+from interviewsim.analysis.calibration import bootstrap_bounds, expected, pairs, t_covers
 from interviewsim.analysis.inference import sign_flip_p
 
 ALPHA_ONE_SIDED = 0.025
-
-
-def bootstrap_bounds(means: np.ndarray, resamples: int, rng: np.random.Generator
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile-bootstrap 95% bounds of the mean of each row (the former interval)."""
-    n = means.shape[1]
-    draws = rng.integers(0, n, size=(resamples, n))
-    boot = np.stack([means[:, d].mean(axis=1) for d in draws], axis=1)
-    return np.quantile(boot, 0.025, axis=1), np.quantile(boot, 0.975, axis=1)
 
 
 def simulate_design(kind: str, n: int, items: int, rho: float, effect: float, reps: int,
