@@ -5,10 +5,11 @@ One definition serves every place that shows the headline: the report's first re
 prints a strategy per row), and the metrics of the MLflow parent run. The values are the
 macro averages of :mod:`interviewsim.analysis.metrics`, rounded to :data:`DIGITS` decimals.
 
-Beside the values, two validity flags per headline metric, from the report's first section
+Beside the values, three validity rows per headline metric, from the report's first section
 (:mod:`interviewsim.analysis.trust`): whether its judge tells the person's own answer from an
-impostor's, and whether a significant difference between strategies is attainable at all with
-the personalities present (:data:`FLAG_FILES`).
+impostor's, whether a significant difference between strategies is attainable at all with
+the personalities present, and the judge's verdict on the controls as a numeric code
+(:data:`FLAG_FILES`).
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ FLAG_FILES: dict[str, str] = {
                         "(:data:`interviewsim.analysis.inference.VERDICT_CODES`; "
                         "``validity.discrimination.*.verdict``)",
 }
-"""The validity rows of reports/headline/ (file stem -> what 1 means): named to sort after
-every strategy, as ``dvc metrics show`` lists the files by name."""
+"""The validity rows of reports/headline/ (file stem -> what its values mean): named to sort
+after every strategy, as ``dvc metrics show`` lists the files by name."""
 
 
 def judges_by_metric(cells: Iterable[CellKey]) -> dict[str, list[str]]:
