@@ -84,7 +84,11 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
     numbers (both by content, as DVC sees its deps), and the params."""
     from interviewsim.analysis import (
         agreement,
+        calibration,
+        control_items,
         headline,
+        inference,
+        intervals,
         metrics,
         report,
         stats,
@@ -95,7 +99,8 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
     )
 
     code = [Path(m.__file__) for m in (metrics, report, stats, tracking, agreement, trust,
-                                       validity, headline, tracking_view) if m.__file__]
+                                       validity, headline, tracking_view, inference, intervals,
+                                       calibration, control_items) if m.__file__]
     digests = {str(path): sha256_hex(path.read_bytes()) for path in sorted(set(files))}
     code_digests = {path.name: sha256_hex(path.read_bytes()) for path in [*code, Path(__file__)]}
     return sha256_hex(canonical_json({"files": digests, "code": code_digests,
@@ -146,7 +151,7 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
     if not cells:
         raise click.ClickException("no metric rows in " + ", ".join(map(str, metric_files)))
     usage = summarise_usage(_summaries(summary_paths))
-    intervals = confidence_intervals(cells, params.aggregate.bootstrap, params.seed)
+    intervals = confidence_intervals(cells)
     tests = pairwise_tests(cells, params.strategies, params.aggregate.permutations, params.seed)
     rows = row_order(cells, params.strategies)
     if baseline not in rows:

@@ -15,6 +15,7 @@ from interviewsim.analysis.agreement import (
     AgreementResult,
     alpha_with_ci,
     answerer_agreement,
+    answerer_alpha,
     judge_agreement,
     krippendorff_alpha,
 )
@@ -191,7 +192,10 @@ def test_judge_agreement_per_metric_treats_invalid_records_as_missing():
                               "Neutral" if judge == "beta" and trait == "openness" else level))
     votes.append(vote("alpha", "P2", "reference", None, "openness", None, valid=False))
     results = judge_agreement(reversed(judgments), votes, n_boot=200, seed=7)
-    assert set(results) == {"content_similarity", "factual_consistency", "ps_trait_votes"}
+    assert set(results) == {"content_similarity", "content_similarity_interval",
+                            "factual_consistency", "ps_trait_votes"}
+    interval = results["content_similarity_interval"]
+    assert interval.level == "interval" and interval.units == 6
     cs = results["content_similarity"]
     assert isinstance(cs, AgreementResult) and cs.coders == ("alpha", "beta")
     assert (cs.level, cs.units, cs.values) == ("ordinal", 6, 12)  # P2/Q9: beta invalid
@@ -222,7 +226,8 @@ def test_a_metric_judged_by_one_judge_only_is_left_out():
     judgments = [judgment(j, "content_similarity", "P1", "rag", f"Q{i}", (i + k) % 5 + 1)
                  for k, j in enumerate(("alpha", "beta")) for i in range(4)]
     judgments.append(judgment("alpha", "factual_consistency", "P1", "rag", "Q0", "Neutral"))
-    assert set(judge_agreement(judgments, [], n_boot=10, seed=0)) == {"content_similarity"}
+    assert set(judge_agreement(judgments, [], n_boot=10, seed=0)) == {
+        "content_similarity", "content_similarity_interval"}
 
 
 def test_a_unit_judged_twice_by_one_judge_is_an_error():
@@ -258,3 +263,25 @@ def test_answerer_agreement_is_not_measurable_with_one_answerer_or_no_shared_ite
     assert answerer_agreement([group("a", "rag", ["A"])]) is None
     assert answerer_agreement([group("a", "rag", ["A"]), group("b", "rag", [None])]) is None
     assert answerer_agreement([]) is None
+
+
+def test_the_bootstrap_resamples_whole_personalities_when_told_them():
+    """Ten items that agree in P1 and ten that disagree in P2: over items the interval is
+    narrow, over the two personalities it spans nearly everything a resample can give."""
+    units = [(s, s) for s in (1, 2, 3, 4, 5) * 2] + [(s, 6 - s) for s in (1, 2, 4, 5, 3) * 2]
+    people = ["P1"] * 10 + ["P2"] * 10
+    by_item = alpha_with_ci(units, "interval", None, 500, 3)
+    by_person = alpha_with_ci(units, "interval", None, 500, 3, clusters=people)
+    assert by_item.alpha == by_person.alpha
+    assert by_person.ci[1] - by_person.ci[0] > by_item.ci[1] - by_item.ci[0]
+    assert by_person.ci[1] == pytest.approx(1.0)
+
+
+def test_answerer_alpha_corrects_for_a_shared_letter_habit():
+    """Both answerers pick A on most items: raw agreement is high, alpha is near chance."""
+    first = ["A"] * 8 + ["B", "A"]
+    second = ["A"] * 8 + ["A", "B"]
+    answers = [group("first", "rag", first), group("second", "rag", second)]
+    assert answerer_agreement(answers) == 0.8
+    found = answerer_alpha(answers, 100, 1)
+    assert found is not None and found.alpha < 0.1

@@ -12,6 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from interviewsim.analysis.headline import HEADLINE_METRICS, SHORT_NAMES, headline_files
+from interviewsim.analysis.inference import control_test
 from interviewsim.analysis.metrics import aggregate_rows
 from interviewsim.analysis.report import render_report
 from interviewsim.analysis.stats import attainable
@@ -39,8 +40,9 @@ def cells(strategies=ALL_STRATEGIES, judges=("local",)):
 
 def trust():
     return TrustReport(
-        discrimination=[Discrimination("local", m, 0.1, -0.2, 0.4, 4, 0.5, 0.4)
-                        for m in HEADLINE_METRICS],
+        discrimination=[Discrimination("local", m, control_test(
+            [[0.6], [0.3], [0.5], [0.6]], [[0.4], [0.5], [0.4], [0.3]], +1, 0.1, 10_000, 1),
+            None, 0.5, 0.4) for m in HEADLINE_METRICS],
         power=[ColumnPower(m, "local", 4, 21, attainable(4, 21, 10_000, 0.05))
                for m in HEADLINE_METRICS])
 
@@ -48,12 +50,13 @@ def trust():
 def test_one_file_per_strategy_then_the_validity_rows_all_with_the_same_columns():
     files = headline_files(cells(), list(ALL_STRATEGIES), trust())
     assert list(files) == [f"{s}.json" for s in ALL_STRATEGIES] + [
-        "validity_judge.json", "validity_power.json"]
+        "validity_judge.json", "validity_power.json", "validity_verdict.json"]
     columns = sorted(SHORT_NAMES[m] for m in HEADLINE_METRICS)
     assert all(sorted(row) == columns for row in files.values())
     assert files["retrieval.json"]["mcq_reward"] == -0.2332  # 4 decimals
     assert files["validity_judge.json"]["cs_similarity"] == 0
     assert files["validity_power.json"]["mcq_accuracy"] == 0
+    assert files["validity_verdict.json"]["cs_similarity"] == 0  # inconclusive at 4
 
 
 def test_dvc_metrics_show_prints_a_strategy_per_row_within_120_columns(tmp_path):
@@ -72,7 +75,8 @@ def test_dvc_metrics_show_prints_a_strategy_per_row_within_120_columns(tmp_path)
     rows = [line.split()[0] for line in lines[1:]]
     # DVC lists the files by name: the strategies, then the validity rows
     assert rows == [f"reports/headline/{s}.json" for s in sorted(ALL_STRATEGIES)] + [
-        "reports/headline/validity_judge.json", "reports/headline/validity_power.json"]
+        "reports/headline/validity_judge.json", "reports/headline/validity_power.json",
+        "reports/headline/validity_verdict.json"]
     assert max(len(line) for line in lines) <= 120, shown
 
 

@@ -27,7 +27,7 @@ from interviewsim.llm.types import ChatRequest
 from interviewsim.mcq.controls import control_context
 from interviewsim.mcq.models import McqItem, McqOption
 from interviewsim.mcq.position import ItemAnswer, letter_stats, position_bias
-from interviewsim.mcq.rotation import condition_metrics, rotate_item
+from interviewsim.mcq.rotation import condition_metrics, robust_items, rotate_item
 from stages.cli import cli
 from tests.factories import make_doc, write_doc
 from tests.test_mcq_build import respond
@@ -116,10 +116,12 @@ def test_letter_statistics_break_ties_by_label_and_count_malformed_as_wrong():
     assert stats["letters"] == {"A": 0, "B": 2, "C": 2, "D": 0}
     assert (stats["answered"], stats["malformed"], stats["top_letter"]) == (5, 1, "B")
     assert stats["top_letter_share"] == 0.5
-    assert stats["position_baseline_accuracy"] == 0.4  # 2 of 5 items have B correct
+    # letter habit B 2/5, C 2/5, malformed 1/5 against keys B 2/5, C 2/5: 0.16 + 0.16
+    assert stats["position_baseline_accuracy"] == 0.32
     assert (stats["accuracy"], stats["robust_accuracy"]) == (0.4, 0.0)
     empty = position_bias([], ["z", "m"], ["s"], 3, 1)
     assert list(empty["answerers"]) == ["m", "z"] and empty["chance"] == 0.333333
+    assert position_bias([], ["m"], ["s"], 4, 2)["robust_chance"] == 0.0625
     assert empty["answerers"]["m"]["strategies"]["s"]["top_letter"] is None
 
 
@@ -210,6 +212,7 @@ def test_always_a_scores_exactly_its_position_baseline(built):
     assert (entry["top_letter"], entry["top_letter_share"]) == ("A", 1.0)
     assert entry["accuracy"] == entry["position_baseline_accuracy"] == round(share, 6)
     assert entry["robust_accuracy"] == entry["accuracy"]  # one rotation: nothing to be robust to
+    assert entry["position_p"] == 1.0  # always A: every shuffle scores the same
     assert set(entry["strategies"]) == set(STRATEGIES)
     for strategy in entry["strategies"].values():
         assert strategy["accuracy"] == strategy["position_baseline_accuracy"] == round(share, 6)
@@ -417,3 +420,23 @@ def test_personalities_are_answered_in_one_batch_and_equal_one_at_a_time(built, 
     assert alone == [{"P1"}, {"P2"}]  # a first batch of one wave (1 prompt) ends at P1
     assert outputs[64][0] == outputs[1][0]
     assert len(outputs[64][0]) == 5
+
+
+def test_the_position_baseline_does_not_rise_with_knowledge():
+    """A guesser and a half-knower with the same letter habit get the same baseline, and only
+    the knower beats it by the permutation test."""
+    keys = list("ABCDABCDABCDABCDABCD")
+    guesser = [ItemAnswer("g", "s", "A", k, int(k == "A"), 0) for k in keys]
+    knower = [ItemAnswer("k", "s", k if i % 2 else "A", k, int(i % 2 == 1 or k == "A"), 0)
+              for i, k in enumerate(keys)]
+    g, k = letter_stats(guesser, "ABCD"), letter_stats(knower, "ABCD")
+    assert g["position_baseline_accuracy"] == 0.25
+    assert g["position_p"] == 1.0 and k["position_p"] < 0.05
+
+
+def test_an_item_missing_a_rotation_is_an_error():
+    def record(rotation: int, item_ids: list[str]) -> dict:
+        return {"interview_id": "I", "rotation": rotation, "items": [
+            {"item_id": i, "accuracy": 1, "reward": 1.0, "malformed": False} for i in item_ids]}
+    with pytest.raises(ValueError, match="miss a rotation"):
+        robust_items([record(0, ["a", "b"]), record(1, ["a"])])

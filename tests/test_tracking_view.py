@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 
 from interviewsim.analysis.headline import HEADLINE_METRICS
+from interviewsim.analysis.inference import control_test
 from interviewsim.analysis.metrics import aggregate_rows
 from interviewsim.analysis.stats import attainable
 from interviewsim.analysis.tracking import committed_params
@@ -39,8 +40,9 @@ def cells(judges=("local",)):
 
 def trust(judge="local"):
     return TrustReport(
-        discrimination=[Discrimination(judge, "content_similarity", 0.25, -0.1, 0.6, 3, 3.0,
-                                       2.75)],
+        discrimination=[Discrimination(judge, "content_similarity", control_test(
+            [[3.0], [3.5], [2.5]], [[2.5], [3.0], [2.75]], +1, 0.5, 1000, 1), None, 3.0,
+            2.75)],
         power=[ColumnPower("content_similarity", judge, 3, 1,
                            attainable(3, 1, 1000, 0.05))],
         position_bias={"answerers": {"local": {"top_letter_share": 0.857142,
@@ -53,6 +55,7 @@ def test_the_parent_holds_the_headline_per_metric_and_strategy_validity_and_usag
     assert sorted(headline) == sorted(f"{m}/{s}" for m in HEADLINE_METRICS for s in STRATEGIES)
     assert headline["mcq_accuracy/retrieval"] == 0.2333  # (0.1 + 0.2 + 0.4) / 3, 4 decimals
     assert metrics["validity/content_similarity/discriminates"] == 0
+    assert metrics["validity/content_similarity/verdict"] == 0  # 3 personalities: inconclusive
     assert metrics["validity/content_similarity/oracle_minus_impostor"] == 0.25
     assert metrics["validity/content_similarity/attainable"] == 0
     assert metrics["validity/mcq_position_bias/local/top_letter_share"] == 0.8571
@@ -122,7 +125,7 @@ def test_the_description_has_the_headline_table_validity_and_scorers():
                            "`retrieval_pairs=4`")
     assert "| strategy | cs_similarity | fc_contradiction | ps_alignment |" in text
     assert "| retrieval | 0.2333 |" in text
-    assert "⚠️ local cannot tell this person from an impostor on content_similarity" in text
+    assert "- ❔ local on content_similarity: **inconclusive**" in text
     assert "- `local`: judge: " in text
 
 

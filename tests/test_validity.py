@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from interviewsim.analysis.control_items import read_control_items
 from interviewsim.analysis.validity import discrimination
-from interviewsim.config.params import parse_params
+from interviewsim.config.params import EquivalenceMargins, parse_params
 from interviewsim.data.jsonio import read_jsonl, write_jsonl_atomic
 from interviewsim.data.records import ControlMetric
 from interviewsim.errors import ConfigError
@@ -137,7 +138,9 @@ def workspace(tmp_path_factory) -> Path:
 def _verdicts(root: Path) -> dict[tuple[str, str], object]:
     rows = [ControlMetric(**r)
             for r in read_jsonl(root / "data/artifacts/judged/control_metrics.jsonl")]
-    return {(d.judge, d.metric): d for d in discrimination(rows, n_boot=2000, seed=1)}
+    items = read_control_items(rows, root / "data/artifacts/judged", None)
+    margins = EquivalenceMargins().model_dump()
+    return {(d.judge, d.metric): d for d in discrimination(items, margins, 10_000, seed=1)}
 
 
 def test_an_impostor_answers_the_same_question_with_another_life(workspace):
@@ -154,11 +157,12 @@ def test_a_judge_that_reads_the_answers_is_not_flagged_and_a_random_one_is(works
     verdicts = _verdicts(workspace)
     honest_cs = verdicts[("honest", "content_similarity")]
     assert honest_cs.discriminates and honest_cs.difference > 1, honest_cs
-    assert "tells the person from an impostor" in honest_cs.verdict()
+    assert honest_cs.test.items == 36  # six judged answers of each of six personalities
+    assert "**discriminates**" in honest_cs.verdict()
     assert verdicts[("honest", "contradiction_ratio")].discriminates
     random_cs = verdicts[("random", "content_similarity")]
     assert not random_cs.discriminates, random_cs
-    assert "cannot tell this person from an impostor" in random_cs.verdict()
+    assert random_cs.test.verdict.value in {"inconclusive", "equivalent"}
     assert not verdicts[("random", "contradiction_ratio")].discriminates
     assert verdicts[("honest", "personality_alignment")].discriminates
     assert not verdicts[("random", "personality_alignment")].discriminates
@@ -211,3 +215,21 @@ def test_an_impostor_for_a_single_personality_is_refused_with_the_fix(tmp_path):
     assert "remove impostor from controls" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "data/artifacts/controls/answers.jsonl").exists()
+
+
+def test_the_report_and_the_headline_carry_the_verdicts(workspace):
+    (workspace / "no_mcq.jsonl").write_text("")
+    result = invoke(workspace, "aggregate", "--judged",
+                    "data/artifacts/judged/personality_metrics.jsonl", "--mcq", "no_mcq.jsonl",
+                    "--no-mlflow")
+    assert result.exit_code == 0, result.output
+    report = (workspace / "reports/report.md").read_text()
+    assert "- ✅ honest on content_similarity: **discriminates**" in report
+    assert "impostor − oracle" in report.split("honest on contradiction_ratio", 1)[1][:80]
+    assert "- ❔ random on content_similarity: **inconclusive**" in report
+    assert "random profiles is 0.556" in report
+    verdicts = json.loads((workspace / "reports/headline/validity_verdict.json").read_text())
+    assert verdicts["cs_similarity"] == {"honest": 1, "random": 0}
+    metrics = json.loads((workspace / "reports/metrics.json").read_text())
+    assert metrics["validity.discrimination.honest.content_similarity.verdict"] == 1
+    assert metrics["validity.discrimination.honest.content_similarity.items"] == 36

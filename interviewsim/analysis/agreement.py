@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -24,6 +24,9 @@ from interviewsim.analysis.stats import derived_seed
 MeasurementLevel = Literal["nominal", "ordinal", "interval"]
 
 CS_METRIC = "content_similarity"
+CS_INTERVAL = "content_similarity_interval"
+"""CS agreement at the interval level (a score of 1 against 5 is further apart than 4 against
+5 by its distance, not only its rank), reported beside the ordinal one."""
 FC_METRIC = "factual_consistency"
 PS_METRIC = "ps_trait_votes"
 CS_SCORES: tuple[int, ...] = (1, 2, 3, 4, 5)
@@ -61,6 +64,8 @@ class AlphaEstimate:
     n_boot: int
     n_boot_defined: int
     """Replicates where alpha was defined (a resample can hold a single value only)."""
+    groups: int = field(default=0, kw_only=True)
+    """What the bootstrap resampled: personalities when clusters were given, else units."""
 
 
 @dataclass(frozen=True)
@@ -181,12 +186,16 @@ def krippendorff_alpha(units: Sequence[Sequence[Hashable | None]], level: Measur
 
 def alpha_with_ci(units: Sequence[Sequence[Hashable | None]], level: MeasurementLevel,
                   order: Sequence[Hashable] | None = None, n_boot: int = 1000, seed: int = 0,
-                  confidence: float = 0.95) -> AlphaEstimate:
-    """Alpha with a seeded percentile bootstrap over pairable units (the judged items).
+                  confidence: float = 0.95,
+                  clusters: Sequence[Hashable] | None = None) -> AlphaEstimate:
+    """Alpha with a seeded percentile bootstrap over pairable units (the judged items), or,
+    given ``clusters`` (one id per unit: its personality), over whole clusters.
 
-    Each replicate draws as many units as there are, with replacement, and recomputes alpha
-    (ordinal ranks included) from the drawn units' coincidences; replicates where alpha is
-    undefined are dropped and counted in ``n_boot_defined``.
+    Each replicate draws as many units (clusters) as there are, with replacement, and
+    recomputes alpha (ordinal ranks included) from the drawn units' coincidences; replicates
+    where alpha is undefined are dropped and counted in ``n_boot_defined``. Resampling
+    clusters is what covers when the same question recurs under every strategy and items of
+    one person are alike: resampling items as if independent covered 72% for a nominal 95%.
     """
     if n_boot < 0 or not 0.0 < confidence < 1.0:
         raise ValueError("n_boot must be >= 0 and confidence in (0, 1)")
@@ -194,16 +203,18 @@ def alpha_with_ci(units: Sequence[Sequence[Hashable | None]], level: Measurement
     count, size = data.per_unit.shape[0], len(data.domain)
     alpha = _point(data, level)
     values = int(round(float(data.per_unit.sum()))) if count else 0
+    owner = _owners(units, clusters)
+    groups = int(owner.max()) + 1 if owner.size else 0
     if alpha is None or n_boot == 0:
-        return AlphaEstimate(alpha, None, level, count, values, n_boot, 0)
+        return AlphaEstimate(alpha, None, level, count, values, n_boot, 0, groups=groups)
     rng = np.random.default_rng(seed)
     replicates = []
-    rows_per_chunk = max(1, _CHUNK_ELEMENTS // count)
+    rows_per_chunk = max(1, _CHUNK_ELEMENTS // max(count, groups))
     for start in range(0, n_boot, rows_per_chunk):
         rows = min(rows_per_chunk, n_boot - start)
-        draws = rng.integers(0, count, size=(rows, count)) + count * np.arange(rows)[:, None]
-        weights = np.bincount(draws.ravel(), minlength=rows * count).reshape(rows, count)
-        observed = (weights @ data.per_unit).reshape(rows, size, size)
+        draws = rng.integers(0, groups, size=(rows, groups)) + groups * np.arange(rows)[:, None]
+        drawn = np.bincount(draws.ravel(), minlength=rows * groups).reshape(rows, groups)
+        observed = (drawn[:, owner] @ data.per_unit).reshape(rows, size, size)
         replicates.append(_alpha_rows(observed, level, data.positions))
     boot = np.concatenate(replicates)
     boot = boot[np.isfinite(boot)]
@@ -212,7 +223,19 @@ def alpha_with_ci(units: Sequence[Sequence[Hashable | None]], level: Measurement
         tail = (1.0 - confidence) / 2.0
         low, high = np.quantile(boot, [tail, 1.0 - tail])
         ci = (float(low), float(high))
-    return AlphaEstimate(alpha, ci, level, count, values, n_boot, int(boot.size))
+    return AlphaEstimate(alpha, ci, level, count, values, n_boot, int(boot.size),
+                         groups=groups)
+
+
+def _owners(units: Sequence[Sequence[Hashable | None]],
+            clusters: Sequence[Hashable] | None) -> np.ndarray:
+    """The resampling group of each pairable unit: its cluster, or itself."""
+    pairable = [i for i, unit in enumerate(units)
+                if sum(not _missing(v) for v in unit) >= 2]
+    if clusters is None:
+        return np.arange(len(pairable))
+    ids: dict[Hashable, int] = {}
+    return np.array([ids.setdefault(clusters[i], len(ids)) for i in pairable])
 
 
 def _judgment_value(record: dict) -> Hashable | None:
@@ -265,12 +288,19 @@ def judge_agreement(judgments: Iterable[dict], ps_votes: Iterable[dict], n_boot:
         coders = tuple(sorted({coder for codes in table.values() for coder in codes}))
         if len(coders) < 2:
             continue
-        units = [[table[key].get(coder) for coder in coders]
-                 for key in sorted(table, key=_sort_key)]
+        keys = sorted(table, key=_sort_key)
+        units = [[table[key].get(coder) for coder in coders] for key in keys]
+        people = [key[0] for key in keys]
         level, order = METRIC_LEVELS[metric]
         estimate = alpha_with_ci(units, level, order, n_boot,
-                                 derived_seed(seed, "agreement", metric), confidence)
+                                 derived_seed(seed, "agreement", metric), confidence, people)
         results[metric] = AgreementResult(**asdict(estimate), metric=metric, coders=coders)
+        if metric == CS_METRIC:  # the scores are also distances: interval alpha beside
+            estimate = alpha_with_ci(units, "interval", None, n_boot,
+                                     derived_seed(seed, "agreement", CS_INTERVAL), confidence,
+                                     people)
+            results[CS_INTERVAL] = AgreementResult(**asdict(estimate), metric=CS_INTERVAL,
+                                                   coders=coders)
     return results
 
 
@@ -279,15 +309,9 @@ def _rotation_zero(record: dict) -> bool:
     return record.get("rotation") in (None, 0)
 
 
-def answerer_agreement(mcq_answers: Iterable[dict]) -> float | None:
-    """Share of MCQ items on which every answerer selected the same label.
-
-    An item is (personality_id, strategy, interview_id, item_id) in its original option order:
-    records and items without a ``rotation`` field or with rotation 0 (rotated copies would
-    compare labels of differently ordered options). Only items every answerer answered (a
-    label, not malformed) count; with three or more answerers all must agree. None with fewer
-    than two answerers or no item answered by all.
-    """
+def _answer_labels(mcq_answers: Iterable[dict]) -> tuple[dict[tuple, dict[str, Any]], set[str]]:
+    """Item (personality, strategy, interview, item) -> answerer -> label, original order
+    only (rotated copies would compare labels of differently ordered options)."""
     labels: dict[tuple, dict[str, Any]] = {}
     answerers: set[str] = set()
     for group in mcq_answers:
@@ -301,6 +325,20 @@ def answerer_agreement(mcq_answers: Iterable[dict]) -> float | None:
             key = (group["personality_id"], group["strategy"], group.get("interview_id"),
                    item["item_id"])
             _put(labels, key, answerer, item.get("selected_label"), "mcq answers")
+    return labels, answerers
+
+
+def answerer_agreement(mcq_answers: Iterable[dict]) -> float | None:
+    """Share of MCQ items on which every answerer selected the same label.
+
+    An item is (personality_id, strategy, interview_id, item_id) in its original option order:
+    records and items without a ``rotation`` field or with rotation 0. Only items every
+    answerer answered (a label, not malformed) count; with three or more answerers all must
+    agree. None with fewer than two answerers or no item answered by all. Not chance-corrected
+    (two answerers that each pick A 86% of the time agree ~76% by chance):
+    :func:`answerer_alpha` is.
+    """
+    labels, answerers = _answer_labels(mcq_answers)
     if len(answerers) < 2:
         return None
     complete = [set(codes.values()) for codes in labels.values()
@@ -308,3 +346,20 @@ def answerer_agreement(mcq_answers: Iterable[dict]) -> float | None:
     if not complete:
         return None
     return sum(len(chosen) == 1 for chosen in complete) / len(complete)
+
+
+def answerer_alpha(mcq_answers: Iterable[dict], n_boot: int, seed: int
+                   ) -> AgreementResult | None:
+    """Nominal Krippendorff's alpha between MCQ answerers on the chosen labels (chance-
+    corrected by the answerers' own letter habits), with a bootstrap over personalities;
+    None with fewer than two answerers."""
+    labels, answerers = _answer_labels(mcq_answers)
+    if len(answerers) < 2:
+        return None
+    coders = tuple(sorted(answerers))
+    keys = sorted(labels, key=_sort_key)
+    units = [[labels[key].get(coder) for coder in coders] for key in keys]
+    estimate = alpha_with_ci(units, "nominal", None, n_boot,
+                             derived_seed(seed, "agreement", "mcq_answers"), 0.95,
+                             [key[0] for key in keys])
+    return AgreementResult(**asdict(estimate), metric="mcq_answers", coders=coders)

@@ -5,10 +5,11 @@ One definition serves every place that shows the headline: the report's first re
 prints a strategy per row), and the metrics of the MLflow parent run. The values are the
 macro averages of :mod:`interviewsim.analysis.metrics`, rounded to :data:`DIGITS` decimals.
 
-Beside the values, two validity flags per headline metric, from the report's first section
+Beside the values, three validity rows per headline metric, from the report's first section
 (:mod:`interviewsim.analysis.trust`): whether its judge tells the person's own answer from an
-impostor's, and whether a significant difference between strategies is attainable at all with
-the personalities present (:data:`FLAG_FILES`).
+impostor's, whether a significant difference between strategies is attainable at all with
+the personalities present, and the judge's verdict on the controls as a numeric code
+(:data:`FLAG_FILES`).
 """
 
 from __future__ import annotations
@@ -48,9 +49,13 @@ FLAG_FILES: dict[str, str] = {
     "validity_power": "1 when a significant difference between strategies (Holm p < 0.05) "
                       "is attainable with the personalities present; 0 when none could be "
                       "(``validity.attainable.*.significance_possible``)",
+    "validity_verdict": "the judge's verdict on the controls as a number: 1 discriminates, "
+                        "0 inconclusive, -1 inverted, 2 equivalent, 3 no variation "
+                        "(:data:`interviewsim.analysis.inference.VERDICT_CODES`; "
+                        "``validity.discrimination.*.verdict``)",
 }
-"""The validity rows of reports/headline/ (file stem -> what 1 means): named to sort after
-every strategy, as ``dvc metrics show`` lists the files by name."""
+"""The validity rows of reports/headline/ (file stem -> what its values mean): named to sort
+after every strategy, as ``dvc metrics show`` lists the files by name."""
 
 
 def judges_by_metric(cells: Iterable[CellKey]) -> dict[str, list[str]]:
@@ -79,11 +84,12 @@ def _by_judge(values: Mapping[str, float | int], judges: Sequence[str]) -> float
 
 def validity_flags(trust: TrustReport) -> dict[str, dict[tuple[str, str], int]]:
     """:data:`FLAG_FILES` stem -> flag per (headline metric, judge), where measured."""
-    judge, power = FLAG_FILES
-    flags: dict[str, dict[tuple[str, str], int]] = {judge: {}, power: {}}
+    judge, power, verdict = FLAG_FILES
+    flags: dict[str, dict[tuple[str, str], int]] = {judge: {}, power: {}, verdict: {}}
     for found in trust.discrimination:
         if found.metric in HEADLINE_METRICS and found.difference is not None:
             flags[judge][(found.metric, found.judge)] = int(found.discriminates)
+            flags[verdict][(found.metric, found.judge)] = found.test.code
     for column in trust.power:
         if column.metric in HEADLINE_METRICS:
             flags[power][(column.metric, column.judge)] = int(column.reach.significant_possible)

@@ -97,6 +97,8 @@ class MetricCell(BaseModel):
     over all their units together. None without such a personality or for NOT_POOLED."""
     per_personality: dict[str, float]
     """The values averaged, by personality id (personalities without a value are absent)."""
+    per_personality_n: dict[str, int] = {}
+    """The units behind each of those values (for binomial intervals of pooled proportions)."""
     personalities: int
     """Personalities with a row, including those whose value is None."""
     n: int
@@ -170,6 +172,8 @@ def aggregate_rows(rows: Iterable[PersonalityMetric]) -> dict[CellKey, MetricCel
             value=math.fsum(values.values()) / len(values) if values else None,
             pooled=None if key[2] in NOT_POOLED else pooled_value(members),
             per_personality=dict(sorted(values.items())),
+            per_personality_n={r.personality_id: r.n for r in sorted(
+                members, key=lambda r: r.personality_id) if r.value is not None},
             personalities=len(members),
             n=sum(r.n for r in members),
             invalid=sum(r.invalid for r in members),

@@ -18,7 +18,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from interviewsim.analysis.calibration import metric_kind
 from interviewsim.analysis.headline import HEADLINE_METRICS
+from interviewsim.analysis.intervals import pooled_proportion
 from interviewsim.analysis.metrics import (
     NOT_POOLED,
     SCORES_MALFORMED,
@@ -154,12 +156,26 @@ def _pooled(cell: MetricCell) -> str:
     return "n/a" if cell.metric in NOT_POOLED else _fmt(cell.pooled)
 
 
+def _pooled_ci(cell: MetricCell) -> str:
+    """A pooled proportion's binomial interval (design-effect adjusted where estimable)."""
+    if metric_kind(cell.metric) != "binary" or not cell.per_personality_n:
+        return "–"
+    people = sorted(cell.per_personality_n)
+    counts = [cell.per_personality_n[p] for p in people]
+    found = pooled_proportion([cell.per_personality[p] * n for p, n in zip(
+        people, counts, strict=True)], counts)
+    if found is None:
+        return "–"
+    return f"[{_fmt(found.interval[0])}, {_fmt(found.interval[1])}] ({found.method})"
+
+
 def intervals_table(data: ReportData) -> str:
-    """Each cell's bootstrap 95% interval, its pooled value, and how many personalities and
-    units it rests on, with the invalid outputs and whether they were scored."""
+    """Each cell's 95% interval (or why none), its pooled value with a binomial interval for
+    proportions, and how many personalities and units it rests on, with the invalid outputs
+    and whether they were scored."""
     lines = ["| metric | judge | strategy | value | pooled | 95% CI | personalities | n "
-             "| invalid |",
-             "|---|---|---|---:|---:|---|---:|---:|---|"]
+             "| invalid | pooled 95% CI |",
+             "|---|---|---|---:|---:|---|---:|---:|---|---|"]
     rows = row_order(data.cells, data.strategies)
     for metric, judge in columns(data.cells):
         for strategy in rows:
@@ -167,10 +183,12 @@ def intervals_table(data: ReportData) -> str:
             if cell is None:
                 continue
             interval = data.intervals.get(cell.key)
-            ci = "–" if interval is None else f"[{_fmt(interval[0])}, {_fmt(interval[1])}]"
+            ci = (("too few to interpret" if cell.value is not None else "–")
+                  if interval is None else f"[{_fmt(interval[0])}, {_fmt(interval[1])}]")
             used = f"{len(cell.per_personality)}/{cell.personalities}"
             lines.append(f"| {metric} | {judge} | {strategy} | {_fmt(cell.value)} | "
-                         f"{_pooled(cell)} | {ci} | {used} | {cell.n} | {invalid_text(cell)} |")
+                         f"{_pooled(cell)} | {ci} | {used} | {cell.n} | {invalid_text(cell)} | "
+                         f"{_pooled_ci(cell)} |")
     return "\n".join(lines)
 
 
@@ -271,9 +289,12 @@ def render_report(data: ReportData) -> str:
         *_headline_part(data),
         results_table(data),
         "## Confidence intervals and counts",
-        f"*value*: the macro average, with its percentile bootstrap interval over personalities "
-        f"({data.bootstrap} resamples); *pooled*: over all units of all personalities "
-        "together. " + counts_note(data.cells),
+        "*value*: the macro average, with its 95% t-interval over personalities, printed only "
+        "where the interval's simulated coverage at this design (personalities × units) is at "
+        "least 93% (docs/STATISTICS.md), else *too few to interpret*; *pooled*: over all units "
+        "of all personalities together, for proportions with a binomial interval (Wilson; "
+        "Clopper–Pearson at 0 or n) widened by the design effect of the personalities where it "
+        "can be estimated, else marked unadjusted. " + counts_note(data.cells),
         intervals_table(data),
         "## Pairwise tests",
         f"All {len(data.tests)} tests (every pair of strategies per column) are in "

@@ -38,6 +38,7 @@ from interviewsim.analysis.headline import (
 )
 from interviewsim.analysis.metrics import CellKey, MetricCell
 from interviewsim.analysis.trust import TrustReport
+from interviewsim.analysis.validity import MARKS
 from interviewsim.config.params import Params
 from interviewsim.data.jsonio import canonical_json, sha256_hex
 
@@ -89,6 +90,7 @@ def parent_metrics(cells: Mapping[CellKey, MetricCell], trust: TrustReport,
     for found in trust.discrimination:
         if found.metric in HEADLINE_METRICS and found.difference is not None:
             out[f"{base(found.metric, found.judge)}/discriminates"] = int(found.discriminates)
+            out[f"{base(found.metric, found.judge)}/verdict"] = found.test.code
             out[f"{base(found.metric, found.judge)}/oracle_minus_impostor"] = round(
                 found.difference, DIGITS)
     for column in trust.power:
@@ -322,10 +324,10 @@ def describe(name: str, diff: Mapping[str, str] | None, dataset: DatasetRef | No
                 "–" if v is None else f"{v:.{DIGITS}f}" for v in shown) + " |")
         lines += ["", "Headline metrics, macro averages over personalities (the child runs "
                       "hold every metric; evaluation/items.json every judged answer)."]
-    warnings = [f.verdict() for f in trust.discrimination
+    warnings = [f"- {MARKS[f.test.verdict]} {f.verdict()}" for f in trust.discrimination
                 if f.metric in HEADLINE_METRICS and not f.discriminates]
     if warnings:
-        lines += ["", "Validity (report.md, first section):", *[f"- ⚠️ {w}" for w in warnings]]
+        lines += ["", "Validity (report.md, first section):", *warnings]
     if known:
         lines += ["", "Scorers (child runs and metrics name the scorer, never the provider):"]
         lines += [f"- `{s.name}`: " + "; ".join(s.models) for s in known.values()]

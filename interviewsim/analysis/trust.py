@@ -10,15 +10,30 @@ with the personalities present (:func:`interviewsim.analysis.stats.attainable`).
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from interviewsim.analysis.agreement import AgreementResult, answerer_agreement, judge_agreement
+from interviewsim.analysis.agreement import (
+    AgreementResult,
+    answerer_agreement,
+    answerer_alpha,
+    judge_agreement,
+)
+from interviewsim.analysis.calibration import MIN_COVERAGE, worst_bootstrap_coverage
+from interviewsim.analysis.control_items import item_files, read_control_items
+from interviewsim.analysis.inference import VERDICT_CODES
+from interviewsim.analysis.ps_checks import CONSTANT_SHARE, level_shares, render_ps
 from interviewsim.analysis.stats import Attainable, PairedTest, attainable
-from interviewsim.analysis.validity import Discrimination, discrimination, read_control_rows
+from interviewsim.analysis.validity import (
+    MARKS,
+    Discrimination,
+    discrimination,
+    read_control_rows,
+)
 from interviewsim.config.params import Params
 from interviewsim.data.jsonio import load_json_strict, read_jsonl
 
@@ -37,10 +52,11 @@ class ColumnPower:
 def column_power(tests: Sequence[PairedTest], permutations: int, alpha: float = 0.05
                  ) -> list[ColumnPower]:
     """Per column: the most personalities any of its tests pairs, and the Holm family size
-    (every pair of strategies of the column)."""
+    (the pairs of strategies actually tested: those with a p-value)."""
     columns: dict[tuple[str, str], list[PairedTest]] = defaultdict(list)
     for test in tests:
-        columns[(test.metric, test.judge)].append(test)
+        if test.p_value is not None:
+            columns[(test.metric, test.judge)].append(test)
     return [ColumnPower(metric, judge, max(t.n_pairs for t in found), len(found),
                         attainable(max(t.n_pairs for t in found), len(found), permutations,
                                    alpha))
@@ -59,8 +75,12 @@ class TrustReport:
     judge_agreement: Mapping[str, AgreementResult] = field(default_factory=dict)
     judges: int = 1
     answerer_agreement: float | None = None
+    answerer_alpha: AgreementResult | None = None
+    """Chance-corrected (nominal alpha) agreement between MCQ answerers."""
     answerers: int = 1
     power: list[ColumnPower] = field(default_factory=list)
+    ps_levels: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """Per judge, the share of its PS votes at each level (:mod:`.ps_checks`)."""
 
     def flat(self, digits: int = 6) -> dict[str, float | int]:
         """``validity.*`` keys for metrics.json (and so for `dvc metrics` and MLflow)."""
@@ -69,8 +89,8 @@ class TrustReport:
             for name, value in found.flat().items():
                 out[f"validity.discrimination.{found.judge}.{found.metric}.{name}"] = value
         for answerer, bias in sorted((self.position_bias or {}).get("answerers", {}).items()):
-            for name in ("top_letter_share", "position_baseline_accuracy", "accuracy",
-                         "robust_accuracy"):
+            for name in ("top_letter_share", "position_baseline_accuracy", "position_p",
+                         "accuracy", "robust_accuracy"):
                 if bias.get(name) is not None:
                     out[f"validity.position_bias.{answerer}.{name}"] = round(bias[name], digits)
         for metric, result in sorted(self.judge_agreement.items()):
@@ -82,6 +102,13 @@ class TrustReport:
         if self.answerer_agreement is not None:
             out["validity.agreement.mcq_answerers.identical"] = round(self.answerer_agreement,
                                                                       digits)
+        if self.answerer_alpha is not None and self.answerer_alpha.alpha is not None:
+            out["validity.agreement.mcq_answerers.alpha"] = round(self.answerer_alpha.alpha,
+                                                                  digits)
+        for judge, found in sorted(self.ps_levels.items()):
+            out[f"validity.ps_levels.{judge}.top_share"] = round(max(found.values()), digits)
+            out[f"validity.ps_levels.{judge}.constant"] = int(max(found.values())
+                                                              > CONSTANT_SHARE)
         for column in self.power:
             key = f"validity.attainable.{column.judge}.{column.metric}"
             out[f"{key}.min_p_holm"] = round(column.reach.min_p_holm, digits)
@@ -95,6 +122,9 @@ class TrustReport:
                  "judge cannot tell the person from an impostor, or that no test could find "
                  "significant at this size, is description, not evidence."]
         parts += ["### Do the judges tell the person from an impostor?", self._discrimination()]
+        if self.ps_levels:
+            parts += ["### Personality alignment: chance and constant judges",
+                      render_ps(self.ps_levels)]
         parts += ["### MCQ position bias", self._position_bias()]
         parts += ["### Agreement", self._agreement()]
         parts += ["### Attainable significance", self._power()]
@@ -103,38 +133,49 @@ class TrustReport:
     def _discrimination(self) -> str:
         if not self.discrimination:
             return self.controls_note or "No control was scored."
+        codes = ", ".join(f"{v.value} {c}" for v, c in VERDICT_CODES.items())
         lines = ["Each judge scores two controls like a strategy's answers: **oracle**, the "
                  "person's own held-out answer, and **impostor**, another personality's real "
-                 "answer to the most similar question. Oracle − impostor (signed so that "
-                 "positive is right; contradictions: impostor − oracle), 95% paired bootstrap "
-                 "interval over personalities:", ""]
-        for found in self.discrimination:
-            mark = "✅" if found.discriminates else "⚠️"
-            lines.append(f"- {mark} {found.verdict()}")
+                 "answer to the most similar question. Their item-level differences (signed so "
+                 "that positive is right: oracle − impostor, for contradictions impostor − "
+                 "oracle) are tested by a cluster sign-flip test over personalities, exact "
+                 "where enumerable: **discriminates** / **inverted** when the one-sided p is "
+                 "at most 0.025, **no variation** when every value of both controls is the "
+                 "same, **equivalent** when an equivalence test (TOST, `aggregate."
+                 "equivalence_margins`) shows the difference inside the margin, "
+                 "**inconclusive** otherwise. Intervals are 95% t-intervals over personalities, "
+                 "printed only where their simulated coverage at this design is at least 93% "
+                 f"(docs/STATISTICS.md). Codes in `validity_verdict`: {codes}.", ""]
+        lines += [f"- {MARKS[found.test.verdict]} {found.verdict()}"
+                  for found in self.discrimination]
         return "\n".join(lines)
 
     def _position_bias(self) -> str:
         bias = self.position_bias
         if not bias or not bias.get("answerers"):
             return "No MCQ answers."
-        lines = [f"Chance is {bias['chance']:.3f} ({bias['option_count']} options). The "
-                 "position baseline is the accuracy of always choosing the answerer's most "
-                 "frequent letter; the rotation-robust accuracy counts an item only when it is "
-                 "answered right in every rotation of its options (`mcq.rotations`).", "",
+        robust = "–" if bias.get("robust_chance") is None else f"{bias['robust_chance']:.4f}"
+        lines = [f"Chance is {bias['chance']:.3f} ({bias['option_count']} options); for the "
+                 f"rotation-robust accuracy (right in every one of {bias['rotations']} "
+                 f"rotations, `mcq.rotations`) it is {robust}. The position baseline is "
+                 "the expected accuracy of a knowledge-free answerer with this answerer's "
+                 "letter habit (Σ letter share × answer-key share); *p* is a permutation test "
+                 "of the accuracy against it (answers shuffled across items).", "",
                  "| answerer | letters chosen | top letter share | position baseline | "
-                 "accuracy | rotation-robust |", "|---|---|---:|---:|---:|---:|"]
+                 f"accuracy | p | rotation-robust (chance {robust}) |",
+                 "|---|---|---:|---:|---:|---:|---:|"]
         for name, found in sorted(bias["answerers"].items()):
             letters = ", ".join(f"{k} {v}" for k, v in sorted(found["letters"].items()))
             lines.append(f"| {name} | {letters} | {_num(found.get('top_letter_share'))} | "
                          f"{_num(found.get('position_baseline_accuracy'))} | "
-                         f"{_num(found.get('accuracy'))} | {_num(found.get('robust_accuracy'))} |")
+                         f"{_num(found.get('accuracy'))} | {_num(found.get('position_p'))} | "
+                         f"{_num(found.get('robust_accuracy'))} |")
         flagged = [name for name, found in sorted(bias["answerers"].items())
-                   if found.get("accuracy") is not None
-                   and found.get("position_baseline_accuracy") is not None
-                   and found["accuracy"] <= found["position_baseline_accuracy"]]
+                   if found.get("position_p") is not None and found["position_p"] > 0.05]
         if flagged:
-            lines += ["", f"⚠️ {', '.join(flagged)}: accuracy no better than always choosing "
-                      "one letter; MCQ differences between strategies are not evidence."]
+            lines += ["", f"⚠️ {', '.join(flagged)}: accuracy not shown to beat the letter "
+                      "habit alone (permutation p > 0.05); MCQ differences between strategies "
+                      "are not evidence."]
         return "\n".join(lines)
 
     def _agreement(self) -> str:
@@ -144,17 +185,23 @@ class TrustReport:
                          "two or more in `models.judges`).")
         else:
             lines.append("Krippendorff's alpha between judges (1 = perfect, 0 = chance), 95% "
-                         "bootstrap interval over the judged items:")
+                         "bootstrap interval over personalities (whole personalities "
+                         "resampled: their items are not independent), printed where the same "
+                         "bootstrap of a mean covers at least 93% in simulation at this "
+                         "design (docs/STATISTICS.md):")
             for metric, result in sorted(self.judge_agreement.items()):
-                ci = (f" [{result.ci[0]:.3f}, {result.ci[1]:.3f}]" if result.ci is not None
-                      else "")
-                lines.append(f"- {metric} ({result.level}): {_num(result.alpha)}{ci} over "
-                             f"{result.units} items")
+                lines.append(f"- {metric} ({result.level}): {_num(result.alpha)}"
+                             f"{_alpha_ci(result)} over {result.units} items of "
+                             f"{result.groups} personalities")
         if self.answerers < 2:
             lines.append("One MCQ answerer: agreement between answerers is not measurable.")
         else:
+            found = self.answerer_alpha
+            ci = "" if found is None else _alpha_ci(found)
             lines.append(f"MCQ answerers choose the same option on "
-                         f"{_num(self.answerer_agreement)} of the items all of them answered.")
+                         f"{_num(self.answerer_agreement)} of the items all of them answered "
+                         "(raw, not corrected for chance); Krippendorff's alpha (nominal, "
+                         f"chance-corrected) {_num(found.alpha if found else None)}{ci}.")
         return "\n".join(lines)
 
     def _power(self) -> str:
@@ -178,6 +225,25 @@ class TrustReport:
         return "\n".join(lines)
 
 
+AGREEMENT_KIND: dict[str, str] = {"content_similarity": "likert",
+                                  "content_similarity_interval": "likert",
+                                  "factual_consistency": "binary", "ps_trait_votes": "levels",
+                                  "mcq_answers": "binary"}
+"""The pinned model each agreement metric's bootstrap check is simulated under."""
+
+
+def _alpha_ci(result: AgreementResult) -> str:
+    """' [low, high]' where the bootstrap covers at this design, else why not."""
+    if result.ci is None:
+        return ""
+    items = max(1, round(result.units / max(result.groups, 1)))
+    coverage = worst_bootstrap_coverage(AGREEMENT_KIND.get(result.metric, "binary"),
+                                        result.groups, items)
+    if coverage < MIN_COVERAGE:
+        return f" (interval: too few to interpret, {result.groups} personalities)"
+    return f" [{result.ci[0]:.3f}, {result.ci[1]:.3f}]"
+
+
 def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
@@ -197,20 +263,27 @@ def build_trust_report(params: Params, tests: list[PairedTest], control_paths: I
                                     params.aggregate.bootstrap, params.seed)
     answers = mcq_dir / "answers.jsonl"
     bias = mcq_dir / "position_bias.json"
+    items = read_control_items(rows, judged_dir, mcq_dir)
+    several = len(params.models.mcq_answerers) > 1 and answers.is_file()
+    margins = params.aggregate.equivalence_margins.model_dump()
     return TrustReport(
-        discrimination=discrimination(rows, params.aggregate.bootstrap, params.seed),
+        discrimination=discrimination(items, margins, params.aggregate.permutations,
+                                      params.seed),
         controls_note=note,
         position_bias=load_json_strict(bias) if bias.is_file() else None,
         judge_agreement=agreement, judges=len(params.models.judges),
-        answerer_agreement=(answerer_agreement(read_jsonl(answers))
-                            if len(params.models.mcq_answerers) > 1 and answers.is_file()
-                            else None),
+        answerer_agreement=(answerer_agreement(read_jsonl(answers)) if several else None),
+        answerer_alpha=(answerer_alpha(read_jsonl(answers), params.aggregate.bootstrap,
+                                       params.seed) if several else None),
         answerers=len(params.models.mcq_answerers),
-        power=column_power(tests, params.aggregate.permutations))
+        power=column_power(tests, params.aggregate.permutations),
+        ps_levels=level_shares(itertools.chain.from_iterable(
+            read_jsonl(p) for p in (judged_dir / "ps_votes.jsonl",
+                                    judged_dir / "control_ps_votes.jsonl") if p.is_file())))
 
 
 def trust_inputs(control_paths: Iterable[Path], judged_dir: Path, mcq_dir: Path) -> list[Path]:
     """The files :func:`build_trust_report` reads that exist (for the run's identity)."""
     candidates = [*control_paths, judged_dir / "judgments.jsonl", judged_dir / "ps_votes.jsonl",
                   mcq_dir / "answers.jsonl", mcq_dir / "position_bias.json"]
-    return [p for p in candidates if p.is_file()]
+    return sorted({*[p for p in candidates if p.is_file()], *item_files(judged_dir, mcq_dir)})

@@ -122,11 +122,31 @@ class McqParams(_Section):
         return self
 
 
+class EquivalenceMargins(_Section):
+    """How small an oracle − impostor difference must be shown to be (TOST,
+    :mod:`interviewsim.analysis.inference`) before a judge is called *equivalent*: unable to
+    tell the person from an impostor. One margin per metric, in the metric's own units; a
+    metric not listed is never called equivalent, only inconclusive."""
+
+    content_similarity: float = Field(0.5, gt=0)
+    """CS points on the 1–5 scale (half a point)."""
+    entailment_ratio: float = Field(0.1, gt=0)
+    contradiction_ratio: float = Field(0.1, gt=0)
+    personality_alignment: float = Field(0.1, gt=0)
+    mcq_accuracy: float = Field(0.1, gt=0)
+    mcq_reward: float = Field(0.2, gt=0)
+    """Reward spans −1..1, twice the accuracy's range."""
+    mcq_accuracy_robust: float = Field(0.1, gt=0)
+    mcq_reward_robust: float = Field(0.2, gt=0)
+
+
 class AggregateParams(_Section):
     permutations: int = Field(10_000, gt=0)
     """Sign-flip permutations per paired test."""
     bootstrap: int = Field(2_000, gt=0)
     """Bootstrap resamples for the 95% confidence intervals."""
+    equivalence_margins: EquivalenceMargins = EquivalenceMargins()
+    """Per-metric margins of the judges' equivalence test (docs/STATISTICS.md)."""
 
 
 class InterviewParams(_Section):

@@ -3,10 +3,15 @@
 The seeded shuffle spreads correct answers over the letters, but over a small item set they
 are never spread evenly, and a small model often picks one letter whatever the question. Its
 accuracy then partly measures where the correct options happen to sit. The *position baseline*
-says how much: the accuracy of always answering the answerer's own most frequent letter,
-against the same items' correct labels. An accuracy near that baseline (or near chance,
-1/option_count) shows no knowledge; the robust accuracy (worst over the rotated orders,
-:mod:`interviewsim.mcq.rotation`) is what survives moving the options.
+says how much: the expected accuracy of a knowledge-free answerer with this answerer's letter
+habit, Σ over letters of (share of answers with that letter) × (share of items keyed to it).
+(The former baseline, the accuracy of the answerer's own most frequent letter, picked that
+letter after the fact, so it rose with knowledge: 0.362 expected for an answerer knowing half
+of six items against 0.25 for a guesser with the same habit.) Whether the accuracy beats the
+baseline is a permutation test that shuffles the answers across items, which keeps the habit
+and the key and breaks only the link between them. The robust accuracy (right in every rotated
+order, :mod:`interviewsim.mcq.rotation`) has its own chance level, (1/k)^R for k options and R
+rotations, printed beside it.
 
 Letters, baseline and accuracy read rotation 0, the order the headline metrics score.
 """
@@ -17,11 +22,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from interviewsim.mcq.models import McqItem, labels_for
 from interviewsim.mcq.rotation import robust_items
 
 DIGITS = 6
 """Rounding of the shares and accuracies, so the file reads and diffs cleanly."""
+PERMUTATIONS = 2000
+"""Shuffles of the answers across items in the position test."""
 
 
 @dataclass(frozen=True)
@@ -61,26 +70,46 @@ def _share(part: float, whole: int) -> float | None:
     return round(part / whole, DIGITS) if whole else None
 
 
+def position_test(answers: Sequence[ItemAnswer], permutations: int = PERMUTATIONS,
+                  seed: int = 0) -> float | None:
+    """One-sided p that the accuracy beats the answerer's letter habit: the share of shuffles
+    of the chosen letters across items (malformed ones travel as never right) scoring at
+    least the observed accuracy, counting the observed labelling."""
+    if not answers:
+        return None
+    chosen = np.array([a.selected_label or "" for a in answers])
+    key = np.array([a.correct_label for a in answers])
+    observed = int(np.count_nonzero(chosen == key))
+    rng = np.random.default_rng(seed)
+    shuffled = chosen[np.argsort(rng.random((permutations, chosen.size)), axis=1)]
+    extreme = int(np.count_nonzero((shuffled == key).sum(axis=1) >= observed))
+    return round((1 + extreme) / (1 + permutations), DIGITS)
+
+
 def letter_stats(answers: Sequence[ItemAnswer], labels: Sequence[str]) -> dict[str, Any]:
     """Letter counts, the most frequent letter (ties: the earliest label) and its share of the
-    chosen letters, the accuracy always choosing it would get, and the actual accuracies, all
-    over the same answers (malformed ones count as wrong, as they are scored)."""
+    chosen letters, the knowledge-free baseline of this letter habit and its permutation p,
+    and the actual accuracies, all over the same answers (malformed ones count as wrong, as
+    they are scored)."""
     letters = dict.fromkeys(labels, 0)
+    keyed = dict.fromkeys(labels, 0)
     for answer in answers:
+        keyed[answer.correct_label] = keyed.get(answer.correct_label, 0) + 1
         if answer.selected_label is not None:
             letters[answer.selected_label] = letters.get(answer.selected_label, 0) + 1
     chosen = sum(letters.values())
     top = max(letters, key=lambda label: letters[label]) if chosen else None
     answered = len(answers)
+    baseline = (sum(letters[x] * keyed.get(x, 0) for x in letters) / (answered * answered)
+                if answered else None)
     return {
         "letters": dict(sorted(letters.items())),
         "answered": answered,
         "malformed": sum(a.selected_label is None for a in answers),
         "top_letter": top,
         "top_letter_share": _share(letters[top], chosen) if top is not None else None,
-        "position_baseline_accuracy": (
-            _share(sum(a.correct_label == top for a in answers), answered)
-            if top is not None else None),
+        "position_baseline_accuracy": None if baseline is None else round(baseline, DIGITS),
+        "position_p": position_test(answers),
         "accuracy": _share(sum(a.accuracy for a in answers), answered),
         "robust_accuracy": _share(sum(a.robust_accuracy for a in answers), answered),
     }
@@ -103,4 +132,5 @@ def position_bias(answers: Sequence[ItemAnswer], answerers: Sequence[str],
                            for strategy in sorted(strategies)},
         }
     return {"option_count": option_count, "chance": round(1 / option_count, DIGITS),
-            "rotations": rotations, "answerers": report}
+            "rotations": rotations, "robust_chance": round(option_count ** -rotations, DIGITS),
+            "answerers": report}

@@ -45,6 +45,8 @@ def rotate_items(items: Sequence[McqItem], rotation: int) -> tuple[McqItem, ...]
 def robust_items(records: Iterable[dict]) -> list[dict]:
     """One entry per item over every rotation of the answer records of one condition: accuracy
     1 only when correct in every rotation, the worst reward, malformed when any rotation was.
+    An item answered in fewer rotations than the others is an error (scoring it from fewer
+    would make it easier to pass, silently).
 
     Items are keyed by (interview, item id) and kept in first-seen order, so with one rotation
     the entries are the rotation-0 items in the same order and the robust values equal them."""
@@ -63,6 +65,12 @@ def robust_items(records: Iterable[dict]) -> list[dict]:
             seen["reward"] = min(seen["reward"], item["reward"])
             seen["malformed"] = seen["malformed"] or item["malformed"]
             seen["rotations"] += 1
+    expected = max((m["rotations"] for m in merged.values()), default=0)
+    short = [f"{m['interview_id']}/{m['item_id']}" for m in merged.values()
+             if m["rotations"] != expected]
+    if short:
+        raise ValueError(f"{len(short)} item(s) miss a rotation of the {expected} the others "
+                         f"have (first: {short[0]}); a robust score needs every rotation")
     return list(merged.values())
 
 
