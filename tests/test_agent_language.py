@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from interviewsim.agent.discourse import is_question, question_count
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule
 from interviewsim.agent.language_eval import (
     NORMAL,
@@ -23,6 +22,7 @@ from interviewsim.agent.language_eval import (
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.signals import Signal, detect_signals
 from interviewsim.agent.state_machine import Facts, StateMachine
+from interviewsim.text.discourse import is_question, question_count
 
 CORPUS = Path(__file__).parent / "data" / "agent_language_corpus.jsonl"
 DOCS = Path(__file__).parents[1] / "docs" / "AGENT.md"

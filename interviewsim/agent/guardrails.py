@@ -15,8 +15,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.agent.discourse import head_noun, question_count, sentences
 from interviewsim.agent.signals import OTHER_CANDIDATES, PAY_TOPIC, Signal
+from interviewsim.text.discourse import head_noun, question_count, sentences
 
 
 class Rule(StrEnum):

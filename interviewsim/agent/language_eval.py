@@ -17,10 +17,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.agent.discourse import is_question
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule
 from interviewsim.agent.signals import Signal, detect_signals
 from interviewsim.data.jsonio import read_jsonl
+from interviewsim.text.discourse import is_question
 
 NORMAL = "normal"
 TURN_CLASSES = ("question", "not_question", *(r.value for r in Rule))

@@ -4,7 +4,7 @@ Edge cases ("can I get a hint?", "how am I doing?") are where a model interviewe
 so the code recognises them, tells the interviewer persona how to handle them, does not score
 them as answers, and audits the interviewer's next turn against the matching rule.
 
-Recognition is sentence-level (:mod:`interviewsim.agent.discourse`), not a phrase search over
+Recognition is sentence-level (:mod:`interviewsim.text.discourse`), not a phrase search over
 the whole reply. A request for help counts only in a sentence that is a request to the
 interviewer (a direct question, an imperative, or "I need a hint"), never in reported speech,
 and only where it is not the speaker's own rhetorical question that the reply goes on to
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from interviewsim.agent.discourse import Sentence, head_noun, invites_questions, sentences
+from interviewsim.text.discourse import Sentence, head_noun, invites_questions, sentences
 
 
 class Signal(StrEnum):
