@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from interviewsim.text.discourse import Sentence, head_noun, invites_questions, sentences
+from interviewsim.text.discourse import Sentence, head_noun, sentences
 
 
 class Signal(StrEnum):
@@ -33,6 +33,21 @@ class Signal(StrEnum):
     """Asks about pay, headcount or other candidates."""
     UPSET = "upset"
     """Says they are frustrated, stressed or fed up with the interview, now."""
+
+
+INVITATION = re.compile(
+    r"\b(?:any|more|other|further) questions\b|\bquestions (?:for|about) (?:me|us|the)\b"
+    r"|\b(?:like|want|wish) to (?:ask|know|add)\b|\banything (?:else|to add|more)\b"
+    r"|\bwhat (?:else )?would you like to\b"
+)
+"""An interviewer turn that hands the floor to the candidate's own questions."""
+
+
+def invites_questions(turn: str | None) -> bool:
+    """Whether ``turn`` asks if the candidate has questions or anything to add."""
+    if not turn:
+        return False
+    return any(s.is_question and INVITATION.search(s.core) for s in sentences(turn))
 
 
 _PAY = r"(?:salary|salaries|compensation|equity|bonus|stock options|headcount|pay)"

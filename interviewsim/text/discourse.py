@@ -133,18 +133,3 @@ def head_noun(pattern: str) -> str:
     salary service", "the right answer here" but not "the answer format")."""
     words = "|".join(sorted(_FUNCTION_WORDS, key=len, reverse=True))
     return rf"(?:{pattern})(?!\s+(?!(?:{words})\b|[a-z]+ly\b)[a-z])"
-
-
-INVITATION = re.compile(
-    r"\b(?:any|more|other|further) questions\b|\bquestions (?:for|about) (?:me|us|the)\b"
-    r"|\b(?:like|want|wish) to (?:ask|know|add)\b|\banything (?:else|to add|more)\b"
-    r"|\bwhat (?:else )?would you like to\b"
-)
-"""An interviewer turn that hands the floor to the candidate's own questions."""
-
-
-def invites_questions(turn: str | None) -> bool:
-    """Whether ``turn`` asks if the candidate has questions or anything to add."""
-    if not turn:
-        return False
-    return any(s.is_question and INVITATION.search(s.core) for s in sentences(turn))
