@@ -24,7 +24,8 @@ _QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<![A-Za-z])'(?=[A-Za-
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 _MARKER = re.compile(
     r"^(?:(?:ok(?:ay)?|alright|all right|right|so|now|well|then|and|also|next|first|finally"
-    r"|thanks|thank you|i see|got it|understood|interesting|hmm+|um+|uh+|sure|honestly"
+    r"|thanks|thank you|i see|got it|understood|interesting|hmm+|um+|uh+|mm+|ha|eh|oh|ah|sure"
+    r"|honestly"
     r"|actually|just|please|then again)\s*(?:[,.;:!\u2014-]+\s*|\s+))+",
 )
 """Discourse markers that open a sentence without changing what it does."""
@@ -39,7 +40,8 @@ REQUEST_VERBS = (
 """Imperatives that ask for an answer: the closed class of verbs of telling and showing."""
 _REQUEST = re.compile(rf"^(?:{REQUEST_VERBS})\b")
 _INDIRECT = re.compile(
-    r"^i(?:'d| would) (?:like|love) (?:you )?to (?:hear|know|understand|learn|describe|explain"
+    r"^i(?:'d| would) (?:also )?(?:like|love) (?:you )?to (?:hear|know|understand|learn|describe"
+    r"|explain"
     r"|walk|talk|go through)|^i(?:'m| am) (?:curious|interested|wondering)\b"
     r"|^i (?:want|wanted) (?:you )?to (?:hear|know|understand|learn)|^i wonder\b"
 )
