@@ -126,6 +126,13 @@ def test_the_definitions_reply_near_misses_carry_no_signal(reply):
     assert detect_signals(reply, TECH) == frozenset()
 
 
+def test_a_twin_saying_it_is_ready_is_not_upset():
+    """The embedded model's twins open with "I'm ready to start." (repeated): the reply model
+    once read "start" as the "starting to panic" of distress and derailed every interview."""
+    opening = "Hello, thanks for joining. Shall we get started?"
+    assert detect_signals("I'm ready to start. " * 8, opening) == frozenset()
+
+
 @pytest.mark.parametrize("turn", [
     HANDOVER, "The floor is yours.", "Over to you - what would you like to know?",
     "Anything you'd like to ask me?", "Any questions for me?",
