@@ -1,8 +1,9 @@
 """The agent's reading of what was said, on a labelled corpus and on the cases that used to fail.
 
-tests/data/agent_language_corpus.jsonl holds interviewer turns (question or not, guardrail
-rules broken) and candidate replies (signals, with the turn they answer). ``dev`` items were
-written before the rules; ``holdout`` items after them, never used for tuning.
+tests/data/agent_language_corpus.jsonl holds interviewer turns (question or not, invitation or
+not, guardrail rules broken) and candidate replies (signals, with the turn they answer), split
+train / dev / holdout. The holdout was written by a separate pass from the class definitions
+only, committed before any rule change and never used for tuning.
 """
 
 from __future__ import annotations
@@ -11,26 +12,26 @@ from pathlib import Path
 
 import pytest
 
-from interviewsim.agent.discourse import is_question, question_count
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule
 from interviewsim.agent.language_eval import (
-    NORMAL,
+    REPLY_CLASSES,
+    TURN_CLASSES,
     load_corpus,
-    misclassified,
-    render_table,
+    report,
     score_classes,
+    wilson,
 )
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.signals import Signal, detect_signals
 from interviewsim.agent.state_machine import Facts, StateMachine
+from interviewsim.text.discourse import is_question, question_count
 
 CORPUS = Path(__file__).parent / "data" / "agent_language_corpus.jsonl"
 DOCS = Path(__file__).parents[1] / "docs" / "AGENT.md"
 QA = "What would you like to know about the role or the team?"
 TECH = "How would you keep a replicated store available during a network partition?"
-PRECISE = ("hint_request", "no_more_questions", *(r.value for r in Rule))
-"""Classes whose precision must reach 0.95: a false positive here leaves an answer unscored,
-ends a section early, or inflates the reported guardrail violation rate."""
+LABELLED = tuple(c for c in (*TURN_CLASSES, *REPLY_CLASSES)
+                 if c not in ("question", "not_question", "normal"))
 
 
 @pytest.fixture(scope="module")
@@ -38,37 +39,40 @@ def corpus():
     return load_corpus(CORPUS)
 
 
-def test_corpus_is_large_and_mostly_written_to_be_hard(corpus):
-    turns = [i for i in corpus if i.kind == "turn"]
-    replies = [i for i in corpus if i.kind == "reply"]
-    assert len(corpus) >= 150 and len(turns) >= 60 and len(replies) >= 60
+def test_corpus_is_large_split_three_ways_and_its_holdout_has_30_positives_per_class(corpus):
+    assert len(corpus) >= 1500 and len({i.id for i in corpus}) == len(corpus)
+    assert {i.split for i in corpus} == {"train", "dev", "holdout"}
+    holdout = [i for i in corpus if i.split == "holdout"]
+    support = {(s.kind, s.label): s.support for s in score_classes(holdout)}
+    assert all(n >= 30 for (_, label), n in support.items() if label in LABELLED), support
     assert sum(i.hard for i in corpus) * 3 >= len(corpus)
-    assert sum(len(i.text.split()) >= 40 for i in replies) >= 5  # long spoken answers
-    assert len({i.id for i in corpus}) == len(corpus)
+    assert sum(len(i.text.split()) >= 100 for i in corpus if i.kind == "reply") >= 20
 
 
-@pytest.mark.parametrize("split", ["dev", "holdout", None])
-def test_precision_of_the_consequential_classes_reaches_095(corpus, split):
-    items = [i for i in corpus if split is None or i.split == split]
+def test_no_text_of_more_than_three_words_is_in_two_splits(corpus):
+    seen: dict[tuple[str, str], str] = {}
+    for item in (i for i in corpus if len(i.text.split()) > 3):
+        key = (item.text.strip().lower(), (item.after or "").strip().lower())
+        assert seen.setdefault(key, item.split) == item.split, item.id
+
+
+def test_wilson_interval_is_inside_0_1_and_contains_the_rate():
+    assert wilson(0, 0) is None
+    low, high = wilson(30, 30)
+    assert 0.88 < low < 0.9 and high == 1.0
+    low, high = wilson(9, 10)
+    assert low < 0.9 < high
+
+
+def test_precision_on_the_tuning_split_is_at_least_090(corpus):
+    items = [i for i in corpus if i.split == "dev"]
     low = {(s.kind, s.label): s.precision for s in score_classes(items)
-           if s.label in PRECISE and s.precision is not None and s.precision < 0.95}
+           if s.label in LABELLED and s.precision is not None and s.precision < 0.9}
     assert low == {}
-    assert {s.label for s in score_classes(items) if s.tp} >= {"hint_request",
-                                                              "no_more_questions", "praise"}
 
 
-def test_docs_show_the_measured_table(corpus):
-    docs = DOCS.read_text(encoding="utf-8")
-    for split in ("dev", "holdout"):
-        assert render_table(score_classes([i for i in corpus if i.split == split])) in docs
-
-
-def test_the_misclassified_items_are_only_the_documented_misses(corpus):
-    missed = {item.id for item, _ in misclassified(corpus)}
-    docs = DOCS.read_text(encoding="utf-8")
-    assert all(f"`{item_id}`" in docs for item_id in missed)
-    assert all(NORMAL in got or got - item.gold() == set()
-               for item, got in misclassified(corpus))  # misses, never false alarms
+def test_docs_show_the_evaluation_command_output(corpus):
+    assert report(corpus) in DOCS.read_text(encoding="utf-8")
 
 
 # ---- every case the issue quotes --------------------------------------------------------------

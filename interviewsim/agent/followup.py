@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.agent.discourse import question_count
 from interviewsim.agent.guardrails import GuardrailAuditor
 from interviewsim.agent.prompts import FOLLOWUP, followup_request
 from interviewsim.agent.scoring import Flag
@@ -20,6 +19,7 @@ from interviewsim.llm import ModelClient
 from interviewsim.llm.contract_json import parse_contract_object, require_text
 from interviewsim.llm.types import CallRecord, Message, OutputConstraint
 from interviewsim.text.coverage import terms
+from interviewsim.text.discourse import question_count
 
 GENERIC_TERMS = frozenset({
     "tell", "say", "said", "mention", "mentioned", "talk", "talked", "explain", "describe",
@@ -78,7 +78,7 @@ class FollowupGenerator:
     """A model call of its own that turns a flag into a question about the candidate's words.
 
     The output is checked by code before anyone hears it: one JSON object, exactly one
-    question (:func:`~interviewsim.agent.discourse.question_count`), at least
+    question (:func:`~interviewsim.text.discourse.question_count`), at least
     ``min_shared_terms`` content terms of the flagged answer (:func:`check_followup`), and a
     clean guardrail audit (no hint, praise or verdict). A failed check is re-asked with the
     next sample index, up to ``max_attempts``.

@@ -15,8 +15,11 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.agent.discourse import head_noun, question_count, sentences
+from interviewsim.agent.language_model import model, turn_features, turn_labels
 from interviewsim.agent.signals import OTHER_CANDIDATES, PAY_TOPIC, Signal
+from interviewsim.agent.verdicts import dismissal, praise
+from interviewsim.text.discourse import Sentence, head_noun, question_count, sentences
+from interviewsim.text.ngrams import hashed
 
 
 class Rule(StrEnum):
@@ -38,7 +41,8 @@ class Rule(StrEnum):
 
 _PRAISE_WORD = (r"(?:great|excellent|perfect|awesome|wonderful|fantastic|amazing|brilliant|superb"
                 r"|absolutely|exactly|lovely|nice|good|impressive|outstanding|terrific|spot on"
-                r"|love (?:it|that|this))")
+                r"|love (?:it|that|this)|correct|bang on|textbook|spot-on|bravo|superb|splendid"
+                r"|well reasoned|well put|well said|nailed it)")
 _OPENER = re.compile(r"^(?:(?:oh|wow|ah|okay|ok|alright|yes|yeah|so|and|hmm+)[,.!]?\s+)+")
 _SUBJECT = (r"(?:^|[,;:\u2014] |\b(?:and|but) )(?:no,? )?(?:that|this|it|you|your (?:answer"
             r"|approach|explanation|reasoning|design|point|example|math|assumption"
@@ -52,34 +56,84 @@ _PRAISE = (
     re.compile(rf"{_SUBJECT}(?: (?:a|an|really|very|so|such a|truly|just|quite|pretty))* "
                rf"(?:{_PRAISE_WORD}|right\s*(?:[!,.;]|$)|correct\s*(?:[!,.;]|$))"),
     re.compile(r"\b(?:well|nicely) done\b|\b(?:good|nice|great) (?:job|answer|work)\b"
-               r"|\byou(?:'re| are) doing (?:really |very |so )?(?:well|great|fine)\b"),
+               r"|\byou(?:'re| are) doing (?:really |very |so )?(?:well|great|fine)\b"
+               r"|\byou(?:'ve| have)? (?:nailed|aced|smashed|crushed|cracked) (?:it|that|this)\b"
+               r"|\bexactly what i (?:was|were) (?:hoping|looking|wanting) (?:to hear|for)\b"
+               r"|\b(?:really |very )?(?:strong|solid|excellent|brilliant|great|impressive|clear)"
+               r" (?:answer|reasoning|explanation|instinct|instincts|thinking|catch)\b"
+               r"|\byou(?:'re| are) (?:absolutely|exactly|completely|totally|quite) right\b"
+               r"|\bi couldn't have put it better\b|\bthat's the one\b"),
 )
 """Praise is an interjection that opens a sentence ("Great!", "Perfect.", "Good answer."), or a
 verdict on the answer: "Great Britain", "the perfect size" and "a great handover" are neither."""
 _DISMISSIVE = (
-    re.compile(r"^(?:no,? )?(?:wrong|incorrect|nope|not quite|not really)$"),
+    re.compile(r"^(?:no,? )?(?:wrong|incorrect|nope|not quite|not really|not even close)$"
+               r"|^(?:no,? )?(?:wrong|incorrect|not quite|not even close)\b"
+               r"(?! (?:to|for|if|when))"),
     re.compile(rf"{_SUBJECT}(?: (?:just|simply|completely|totally|plain|quite|an?))*"
                r" (?:wrong|incorrect|mistaken)\b"),
     re.compile(rf"{_SUBJECT} not (?:quite |really |entirely )?(?:right|correct|accurate|how"
-               r"|what)\b|\bbad answer\b"),
+               r"|what|true|it)\b|\bbad answer\b"
+               r"|\byou(?:'ve| have)? got (?:that|it|this) (?:backwards|back to front|wrong"
+               r"|the wrong way (?:round|around))\b"
+               r"|\byou(?:'re| are) (?:way |completely |totally )?(?:off|mistaken|wrong)\b"
+               r"|\bi(?:'m| am) (?:afraid|sorry),? (?:that's|that is|you're)"
+               r" (?:wrong|incorrect|not)\b"
+               r"|\bi(?:'m| am) not (?:at all )?convinced\b"
+               r"|^(?:that|this|it) (?:really )?(?:doesn't|does not|wouldn't|won't|can't|isn't"
+               r"|is not) (?:make (?:any )?sense|work|compile|answer the question|hold water"
+               r"|add up|how|true)\b"),
 )
 _HINT_CLAUSE = re.compile(
     r"^(?:hint\b|(?:try|consider|think about) (?:using|adding|thinking|looking|switching)\b"
     r"|(?:the|one) (?:right |correct |best )?answer (?:is|would be)\b"
     r"|(?:a|one) good (?:approach|idea|option|way|solution) (?:is|would be|here is)\b"
     r"|have you (?:considered|thought about|tried)\b|(?:what|how) about using\b"
-    r"|why not (?:use|try|add)\b)")
+    r"|why not (?:use|try|add)\b|what if you\b|don't forget\b|do not forget\b"
+    r"|remember (?:that|the|to|it|you)\b|think about (?:what|how|the|using|whether|why|which)\b"
+    r"|(?:a|one|the) (?:common|standard|classic|usual|useful|neat|handy) (?:trick|approach|pattern"
+    r"|technique|way|move)\b|(?:here(?:'s| is) )?(?:a |one |another |quick |small )*(?:nudge|hint"
+    r"|clue|tip|pointer)\b(?! of\b)|(?:maybe|perhaps) (?:try|use|look|start|consider|a|an|the)\b"
+    r"|(?:it )?might (?:help|be worth)\b|if it helps\b|consider (?:the|using|what|how)\b"
+    r"|try (?:it|drawing|writing|starting|sorting|using|with)\b"
+    r"|start (?:with|from|by)\b(?! (?:telling|walking|describing|introducing|giving) (?:me|us)"
+    r"|(?:telling|walking) me\b)"
+    r"|let me give you a (?:starting point|hint|clue|nudge)\b|have you (?:looked at|checked"
+    r"|thought of)\b|psst\b|(?:one thing to|you(?:'ll| will)? (?:want|need) to) (?:keep|bear) in"
+    r" mind\b|(?:keep|bear) in mind\b|(?:the|your) first step (?:is|would be)\b"
+    r"|half (?:of )?the answer\b|i(?:'d| would) (?:maybe |probably )?(?:check|look at|start"
+    r" with|try)\b|(?:sort|count|draw|reverse|split|cache|memoi[sz]e|hash|track|group)"
+    r" (?:it|them|the|each|by|with|from)\b|use (?:a|an|the|two|extra)\b(?! (?:example|story"
+    r"|moment|minute|scenario)))")
 _HINT_ANYWHERE = re.compile(
     r"\byou (?:should|could|might|(?:may|might|'d|would) want to|need to) (?:use|try"
     r"|consider|look at|think about|add|switch to)\b|\bhere(?:'s| is) (?:a|one|another) "
     r"(?:hint|clue|tip)\b|\b(?:give|offer) you (?:a|one|another|some) (?:hint|clue|tip"
-    r"|pointer)s?\b")
+    r"|pointer)s?\b|\byou (?:could|can|might|may) (?:start|begin|try|use|look|check)\b"
+    r"|\b(?:a|an) [a-z-]+ (?:would|could|might) (?:help|make this|work|do it)\b"
+    r"|\byou(?:'re| are) allowed to\b|\b(?:perhaps|maybe) you (?:can|could)\b")
+_HINT_PROBE = re.compile(
+    r"\bwhat happens (?:to|if|when|with) your\b|\bwould (?!it\b)(?:\w+ ){1,4}help\b"
+    r"|\bwhat would (?:a|an) [\w-]+ .{0,30}\bgive you\b|\bwhat if you\b"
+    r"|\b(?:have|did) you (?:considered|thought about|tried|looked at|checked)\b"
+    r"|^(?:could|can|might) you (?:use|try|sort|add)\b")
+"""Questions that point the way: at the candidate's own solution's edge, or at a tool."""
 """A hint proposes an approach or states the answer: a clause that opens with it ("Try using",
 "The answer is", "Have you considered..."), or a suggestion addressed to the candidate;
 "What do you think the answer is?" and "any hint of trouble" propose nothing."""
 _LEAK = (
-    re.compile(r"\b(?:rubrics?|scorecard|evaluation criteria|scoring (?:criteria|guide|sheet"
-               r"|system))\b|\d+(?:\.\d+)?\s*/\s*10\b|\bout of (?:10|ten)\b"
+    re.compile(r"\b(?<!a )(?<!a marking )(?<!a grading )(?:rubrics?|scorecard"
+               r"|evaluation criteria|scoring (?:criteria|guide|sheet"
+               r"|system))\b|\bi(?:'m| am) (?:grading|scoring|marking|rating|assessing|judging)"
+               r" (?:this|you|that|it|on|against)\b|\byou(?:'re| are) (?:at|sitting at|on)"
+               r" (?:about |around |roughly )?(?:an? )?(?:\d+|one|two|three|four|five|six|seven"
+               r"|eight|nine|ten)\b|\b(?:worth|counts? for|carries) (?:about |roughly )?"
+               r"(?:a (?:third|quarter|half|fifth)|\d+ ?%|\w+ percent)\b"
+               r"|\bon my (?:sheet|form|scorecard|list)\b|\bout of (?:five|5|four|4|three|3)\b"
+               r"|\b(?:my|our|one of (?:my|our)) criteri(?:a|on)\b|\bpass mark\b"
+               r"|\bto pass this (?:round|stage|section|interview)\b|\bbonus points\b"
+               r"|\bscored (?:category|section|dimension)\b|\b(?:i|we) weight\b"
+               r"|\d+(?:\.\d+)?\s*/\s*10\b|\bout of (?:10|ten)\b"
                r"|\byour (?:technical accuracy|communication clarity|depth of reasoning"
                r"|relevance|composite)\b"),
     re.compile(r"\byour (?:(?:overall|final|current|total|interview|average) )?" + head_noun(
@@ -98,13 +152,53 @@ _LEAK = (
 evaluator scoring "you" or "that answer", "you'll be graded". "Player scores", "a relevance
 score", "how would you grade the severity" and "a composite key" belong to the candidate's
 own work."""
-_ROLE_LINK = re.compile(r"\b(?:your|you'd|you'll|you would|we|we'll|we'd|we're|our|us|this "
+_LEAK_STATEMENT = re.compile(
+    r"\b(?:graded|scored|weighted|assessed)\b|\b(?:criteri(?:a|on)|tick-?box|a box (?:here )?for"
+    r"|rating from|points for|marks for)\b|\b(?:full|bonus|extra) (?:points|marks)\b|\bmaxed out\b"
+    r"|\bputs? you at\b|\bon (?:our|the|my) (?:ladder|scale|sheet|form|grid)\b"
+    r"|\bthe bar for (?:this|the) (?:role|level|position)\b|\bwhat i(?:'m| am) (?:checking"
+    r"|looking for|listening for)\b|\b(?:the panel|we|i)(?:'re|'m| is| are| am)? looking for"
+    r" (?:\w+ )?(?:things|signals)\b|\bmeets expectations\b|\b(?:in|going in) my notes\b"
+    r"|\b(?:matters|counts|weighs) (?:a lot )?(?:more|less) than\b|\b(?:percent|%) overall\b"
+    r"|\bto (?:move forward|pass|get through)\b|\b(?:each|every) (?:answer|question|section)"
+    r" (?:gets|is worth|carries)\b|\b(?:grade|grading|mark|marking) (?:the|this|that|you|it)\b"
+    r"|\bthe (?:communication|technical|design|coding|culture|problem-solving) (?:score|mark"
+    r"|rating|criterion)\b")
+"""Assessment vocabulary in a statement (questions such as "How do you mark essays?" ask
+about the candidate's own work): the apparatus, a level or score the candidate is at."""
+_ROLE_LINK = re.compile(r"\b(?:you|your|you'd|you'll|you would|we|we'll|we'd|we're|our|us|this "
                         r"(?:role|position|job|team|company)|the (?:role|position|offer|job)"
                         r"|offer)\b")
+_PAY_ANY_PERSON = re.compile(
+    head_noun(r"\b(?:salary|salaries|compensation|equity|commission|stipend|ctc|base pay"
+              r"|(?:salary|pay) (?:range|band|expectations))")
+    + r"|\b(?:range|band)s? for (?:this|the) (?:role|position|job|post)\b"
+    r"|\b(?:hiring|recruiting) (?:budget|plan|numbers)\b|\bnew hires\b"
+    r"|" + head_noun(r"\b(?:bonus|bonuses|pension|overtime|pay|equity|dental plan|relocation money"
+                    r"|stock options|commission split|sign-on bonus)\b")
+    + r"|\bbenefits-wise\b|\bequity vests\b|\b(?:lower|higher|your|the) base\b(?! (?:case|class"
+    r"|image|layer|station|model|rate|url|path|64))|\bhow much would it take\b"
+    r"|\bthe (?:band|range) for\b|\b(?:strongest|best|weakest) (?:person|candidate|applicant)s?"
+    r" (?:i(?:'ve| have)?|we(?:'ve| have)?) (?:spoken|seen|interviewed|met)\b")
+"""Pay and hiring words that raise the topic in any person ("What kind of salary are you
+looking for?"), as the head of their noun phrase, so "the salary microservice" is a system."""
 _RESTATE = re.compile(
     r"^(?:you(?:'re| are) (?:saying|telling me)|what (?:you(?:'re| are) saying|i(?:'m| am) "
-    r"hearing) is|in other words|to summari[sz]e|in summary|to recap|let me recap"
-    r"|if i (?:understand|understood|heard) (?:you )?(?:correctly|right)|basically,? you)\b")
+    r"hearing) is|in other words"
+    r"|to summari[sz]e(?! (?:the|today's|our) (?:format|plan|agenda|session))"
+    r"|in summary|to recap|let me recap"
+    r"|if i (?:understand|understood|heard) (?:you )?(?:correctly|right)|basically,? you"
+    r"|so what you(?:'re| are) (?:saying|telling me)|let me (?:make sure|check|see if) i(?:'ve|"
+    r" have)? (?:got|understood|follow)(?! the right)|if i (?:follow|understand|understood|heard)"
+    r" you|if i(?:'ve| have) (?:got (?:it|that|this) right|followed)|just so i(?:'m| am) clear"
+    r"|(?:to )?play(?:ing)? (?:it|that) back|let me (?:repeat|play|read|sum) (?:that|it|what|up)"
+    r"|in a nutshell|(?:so )?in short|i(?:'m| am) clear|basically\b(?=:|$)"
+    r"|let me summari[sz]e\b(?! the (?:scenario|problem|task|format|question|case))"
+    r"|summari[sz]ing|(?:your|so your) (?:point|position|view|answer"
+    r"|argument)(?:,? then,?)? is|so,? (?:you|it was|the \w+ (?:was|were))\b(?! (?:mentioned"
+    r"|said|think|want|need|know)\b)|correct me if i'm wrong|paraphrasing|restating"
+    r"|what i(?:'m| am)"
+    r" hearing|(?:it )?sounds like you|so your (?:point|position|view) is)\b")
 """Restating opens a sentence with a summary of the answer, wherever that sentence is in the
 turn ("I see. So you are saying..."); "You said X; why?" anchors a question, it restates
 nothing."""
@@ -119,26 +213,58 @@ def _first(patterns: tuple[re.Pattern[str], ...], texts: list[str]) -> str | Non
     return None
 
 
-def _rule_matches(text: str) -> dict[Rule, str]:
+_STACKED = re.compile(
+    r"(?:, (?:and |or |but )?| (?:and|or) )(?:then |also )?(?:(?:what"
+    r"|how|why|when|where|who|which)(?:'s| (?:did|do"
+    r"|does|is|are|was|were|would|will|can|could|should|had|has|have|big|long|many|much)\b)"
+    r"|(?:did|would|will|could|can|do|does|is|are|was|were) (?:you|she|he|they|it|we)\b"
+    r"|(?:tell|show) me\b|explain\b|describe\b)")
+_ASKING_START = re.compile(r"^(?:what|how|why|when|where|who|which|did|do|does|is|are|was|were"
+                           r"|would|will|can|could|describe|tell|name|walk|explain)\b")
+
+
+def _stacked(said: tuple[Sentence, ...]) -> int:
+    """Questions stacked inside one question sentence ("Why did you leave, and would you go
+    back?"): each coordinated clause that opens like a question, after one that does."""
+    extra = 0
+    for s in said:
+        for clause in s.clauses:
+            if (s.is_question or clause.endswith("?")) and _ASKING_START.match(clause):
+                extra += len(_STACKED.findall(clause.split(" ", 1)[-1]))
+    return extra
+
+
+def rule_matches(text: str) -> dict[Rule, str]:
     """What each rule finds in one turn (the offending words), sentence by sentence."""
     said = sentences(text)
     openings = [_OPENER.sub("", s.raw.lower()).strip() for s in said]
     cores = [s.core for s in said]
     clauses = [c for s in said for c in s.clauses]
+    statements = [s.core for s in said if not s.asks and not s.reports]
     found = {
-        Rule.PRAISE: _first(_PRAISE, openings),
-        Rule.DISMISSIVE: _first(_DISMISSIVE[:1], cores) or _first(_DISMISSIVE[1:], openings),
+        Rule.PRAISE: _first(_PRAISE, openings) or praise(statements),
+        Rule.DISMISSIVE: _first(_DISMISSIVE[:1], cores) or _first(_DISMISSIVE[1:], openings)
+        or dismissal(statements),
         Rule.HINT: _first((_HINT_CLAUSE,), clauses) or
-        _first((_HINT_ANYWHERE,), [s.core for s in said if not s.asks]),
-        Rule.RUBRIC_LEAK: _first(_LEAK, cores),
+        _first((_HINT_ANYWHERE,), [s.core for s in said if not s.asks]) or
+        _first((_HINT_PROBE,), [s.core for s in said if s.asks and not s.reports]),
+        Rule.RUBRIC_LEAK: _first(_LEAK, cores) or _first((_LEAK_STATEMENT,), statements),
         Rule.OFF_LIMITS: _first((re.compile(OTHER_CANDIDATES),), cores) or _first(
-            (re.compile(PAY_TOPIC),), [c for c in cores if _ROLE_LINK.search(c)]),
+            (re.compile(PAY_TOPIC),), [c for c in cores if _ROLE_LINK.search(c)]) or _first(
+            (_PAY_ANY_PERSON,), cores),
         Rule.RESTATING: _first((_RESTATE,), clauses),
     }
-    count = question_count(text)
+    count = question_count(text) + _stacked(said)
     if count > 1:
         found[Rule.MULTIPLE_QUESTIONS] = f"{count} questions"
     return {rule: match for rule, match in found.items() if match}
+
+
+def _model_match(text: str, rule: Rule) -> str:
+    """What the turn model flagged, named by the sentence it scores highest for ``rule``."""
+    said = [s.raw for s in sentences(text)] or [text]
+    best = max(said, key=lambda s: model("turns").scores(hashed(turn_features(s)))[rule.value])
+    return f"(model) {best}"
 
 
 class Violation(BaseModel):
@@ -189,10 +315,15 @@ class GuardrailAuditor:
         """Check one turn against every rule; ``after`` is what the candidate last asked."""
         signals = sorted(after)
         plain = text.replace("\u2019", "'")
-        matches = _rule_matches(plain)
+        matches = rule_matches(plain)
         leaked_id = self._ids.search(plain) if self._ids is not None else None
         if leaked_id and Rule.RUBRIC_LEAK not in matches:
             matches[Rule.RUBRIC_LEAK] = leaked_id.group(0)
+        said = [s.core for s in sentences(plain) if s.core]
+        # a turn of acknowledgements only ("Okay.", "Got it.") has nothing for the model
+        model_labels = turn_labels(plain) if said else frozenset()
+        for rule in sorted(Rule(label) for label in model_labels if label != "invitation"):
+            matches.setdefault(rule, _model_match(plain, rule))
         found = [Violation(turn=turn, rule=rule, match=matches[rule], after=signals)
                  for rule in Rule if rule in matches]
         return TurnAudit(turn=turn, state=state, text=text, violations=found)

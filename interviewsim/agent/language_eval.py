@@ -1,15 +1,19 @@
-"""Precision and recall of the agent's rule classifiers on a labelled corpus.
+"""Precision and recall of the agent's language layer on a labelled corpus.
 
-The corpus (JSON Lines) holds interviewer turns, labelled question or not and with the
-guardrail rules they break, and candidate replies, labelled with their signals (none: a normal
-answer), each reply with the interviewer turn it answers. Every class is scored one-vs-rest:
-an item may carry several labels, and a reply without signals is the class ``normal``.
+The corpus (JSON Lines) holds interviewer turns, labelled question or not, invitation or not
+and with the guardrail rules they break, and candidate replies, labelled with their signals
+(none: a normal answer), each reply with the interviewer turn it answers. Every class is scored
+one-vs-rest: an item may carry several labels, and a reply without signals is the class
+``normal``. Each rate comes with its 95% Wilson interval, since a class of 30 items moves a
+rate by several points per item.
 
-``python -m interviewsim.agent.language_eval CORPUS`` prints the table docs/AGENT.md shows.
+``python -m interviewsim.agent.language_eval CORPUS`` prints the tables docs/AGENT.md shows:
+one per split, then a sample of errors per class (from ``dev``: the holdout is only counted).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -17,16 +21,19 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.agent.discourse import is_question
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule
-from interviewsim.agent.signals import Signal, detect_signals
+from interviewsim.agent.signals import Signal, detect_signals, invites_questions
 from interviewsim.data.jsonio import read_jsonl
+from interviewsim.text.discourse import is_question
 
 NORMAL = "normal"
-TURN_CLASSES = ("question", "not_question", *(r.value for r in Rule))
+SPLITS = ("train", "dev", "holdout")
+TURN_CLASSES = ("question", "not_question", "invitation", *(r.value for r in Rule))
 REPLY_CLASSES = (*(s.value for s in Signal), NORMAL)
 RUBRIC_IDS = ("distributed_systems", "system_design")
 """Area ids the audit is given (the technical plan's multi-word ones)."""
+ERRORS_SHOWN = 2
+"""Misses and false alarms listed per class and kind of error."""
 
 
 class CorpusItem(BaseModel):
@@ -37,9 +44,13 @@ class CorpusItem(BaseModel):
     text: str
     hard: bool
     """Written to defeat a phrase search (a quoted, reported, attributive or elliptical use)."""
-    split: Literal["dev", "holdout"] = "dev"
-    """``holdout``: written after the rules, never used to tune them."""
+    split: Literal["train", "dev", "holdout"] = "dev"
+    """``train``: what a classifier learns from; ``dev``: what rules and thresholds are tuned
+    on; ``holdout``: written by a separate pass from the class definitions only, never used
+    to tune anything."""
     question: bool | None = None
+    invitation: bool | None = None
+    """A turn that hands the floor to the candidate's own questions."""
     guardrails: list[Rule] = []
     after: str | None = None
     """The interviewer turn a reply answers."""
@@ -48,6 +59,7 @@ class CorpusItem(BaseModel):
     def gold(self) -> set[str]:
         if self.kind == "turn":
             return {"question" if self.question else "not_question",
+                    *(["invitation"] if self.invitation else []),
                     *(r.value for r in self.guardrails)}
         return {s.value for s in self.signals} or {NORMAL}
 
@@ -57,12 +69,23 @@ def load_corpus(path: str | Path) -> list[CorpusItem]:
 
 
 def predict(item: CorpusItem, auditor: GuardrailAuditor | None = None) -> set[str]:
-    """The labels the rules give one item, in the corpus's vocabulary."""
+    """The labels the language layer gives one item, in the corpus's vocabulary."""
     if item.kind == "turn":
         audit = (auditor or GuardrailAuditor(RUBRIC_IDS)).audit(0, "", item.text)
         return {"question" if is_question(item.text) else "not_question",
+                *(["invitation"] if invites_questions(item.text) else []),
                 *(v.rule.value for v in audit.violations)}
     return {s.value for s in detect_signals(item.text, item.after)} or {NORMAL}
+
+
+def wilson(successes: int, total: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The Wilson score interval of a proportion (sensible at 0 and at n, unlike p +- 2se)."""
+    if not total:
+        return None
+    p = successes / total
+    centre = (p + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class ClassScore(BaseModel):
@@ -85,13 +108,22 @@ class ClassScore(BaseModel):
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
 
 
-def score_classes(items: Iterable[CorpusItem]) -> list[ClassScore]:
+Prediction = tuple[CorpusItem, set[str]]
+
+
+def predictions(items: Iterable[CorpusItem]) -> list[Prediction]:
     auditor = GuardrailAuditor(RUBRIC_IDS)
+    return [(item, predict(item, auditor)) for item in items]
+
+
+def score_classes(items: Iterable[CorpusItem],
+                  predicted: Sequence[Prediction] | None = None) -> list[ClassScore]:
+    pairs = predictions(items) if predicted is None else predicted
     counts: dict[tuple[str, str], list[int]] = {
         **{("turn", c): [0, 0, 0] for c in TURN_CLASSES},
         **{("reply", c): [0, 0, 0] for c in REPLY_CLASSES}}
-    for item in items:
-        gold, got = item.gold(), predict(item, auditor)
+    for item, got in pairs:
+        gold = item.gold()
         for (kind, label), row in counts.items():
             if kind != item.kind:
                 continue
@@ -102,32 +134,57 @@ def score_classes(items: Iterable[CorpusItem]) -> list[ClassScore]:
             for (kind, label), (tp, fp, fn) in counts.items()]
 
 
-def misclassified(items: Iterable[CorpusItem]) -> list[tuple[CorpusItem, set[str]]]:
-    auditor = GuardrailAuditor(RUBRIC_IDS)
-    return [(item, got) for item in items if (got := predict(item, auditor)) != item.gold()]
+def misclassified(items: Iterable[CorpusItem]) -> list[Prediction]:
+    return [(item, got) for item, got in predictions(items) if got != item.gold()]
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
+def _rate(hits: int, total: int) -> str:
+    interval = wilson(hits, total)
+    if interval is None:
+        return "n/a"
+    return f"{hits / total:.2f} [{interval[0]:.2f}, {interval[1]:.2f}]"
 
 
 def render_table(scores: Sequence[ClassScore]) -> str:
-    lines = ["| items | class | support | precision | recall |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| items | class | support | precision [95% CI] | recall [95% CI] |",
+             "| --- | --- | --- | --- | --- |"]
     for s in scores:
         lines.append(f"| {'interviewer turns' if s.kind == 'turn' else 'candidate replies'} "
-                     f"| {s.label} | {s.support} | {_pct(s.precision)} | {_pct(s.recall)} |")
+                     f"| {s.label} | {s.support} | {_rate(s.tp, s.tp + s.fp)} "
+                     f"| {_rate(s.tp, s.tp + s.fn)} |")
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str]) -> None:
-    items = load_corpus(argv[0])
-    for split in ("dev", "holdout"):
+def error_sample(predicted: Sequence[Prediction], shown: int = ERRORS_SHOWN) -> list[str]:
+    """Per class, the first misses and false alarms (by id), one line each."""
+    lines = []
+    ordered = sorted(predicted, key=lambda p: p[0].id)
+    for kind, classes in (("turn", TURN_CLASSES), ("reply", REPLY_CLASSES)):
+        mine = [(i, g) for i, g in ordered if i.kind == kind]
+        for label in classes:
+            misses = [i for i, g in mine if label in i.gold() and label not in g]
+            alarms = [i for i, g in mine if label in g and label not in i.gold()]
+            for what, found in (("missed", misses), ("false alarm", alarms)):
+                lines += [f"- {label}, {what}: `{i.id}` {i.text[:90]!r}" for i in found[:shown]]
+    return lines
+
+
+def report(items: Sequence[CorpusItem]) -> str:
+    """The tables per split and the dev error sample, as docs/AGENT.md shows them."""
+    out = []
+    for split in SPLITS:
         part = [i for i in items if i.split == split]
-        hard = sum(i.hard for i in part)
-        print(f"\n{split}: {len(part)} items ({hard} hard)\n")
-        print(render_table(score_classes(part)))
-    for item, got in misclassified(items):
-        print(f"\n{item.id}: gold {sorted(item.gold())}, rules {sorted(got)}: {item.text[:80]}")
+        turns = sum(i.kind == "turn" for i in part)
+        out.append(f"`{split}`: {len(part)} items ({turns} turns, {len(part) - turns} replies, "
+                   f"{sum(i.hard for i in part)} hard)\n\n{render_table(score_classes(part))}\n")
+    dev = predictions(i for i in items if i.split == "dev")
+    out.append("Errors on `dev` (at most two misses and two false alarms per class):\n\n"
+               + "\n".join(error_sample(dev)))
+    return "\n".join(out)
+
+
+def main(argv: Sequence[str]) -> None:
+    print(report(load_corpus(argv[0])))
 
 
 if __name__ == "__main__":

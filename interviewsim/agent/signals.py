@@ -4,7 +4,7 @@ Edge cases ("can I get a hint?", "how am I doing?") are where a model interviewe
 so the code recognises them, tells the interviewer persona how to handle them, does not score
 them as answers, and audits the interviewer's next turn against the matching rule.
 
-Recognition is sentence-level (:mod:`interviewsim.agent.discourse`), not a phrase search over
+Recognition is sentence-level (:mod:`interviewsim.text.discourse`), not a phrase search over
 the whole reply. A request for help counts only in a sentence that is a request to the
 interviewer (a direct question, an imperative, or "I need a hint"), never in reported speech,
 and only where it is not the speaker's own rhetorical question that the reply goes on to
@@ -19,7 +19,9 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from interviewsim.agent.discourse import Sentence, head_noun, invites_questions, sentences
+from interviewsim.agent.invitations import invites_questions
+from interviewsim.agent.language_model import reply_labels
+from interviewsim.text.discourse import Sentence, head_noun, sentences
 
 
 class Signal(StrEnum):
@@ -35,11 +37,19 @@ class Signal(StrEnum):
     """Says they are frustrated, stressed or fed up with the interview, now."""
 
 
-_PAY = r"(?:salary|salaries|compensation|equity|bonus|stock options|headcount|pay)"
+_PAY = (r"(?:salary|salaries|compensation|equity|bonus|bonuses|stock options|headcount|pay"
+        r"|base pay|base salary|commission|stipend|pension|ctc|pay rise|relocation money"
+        r"|sign-on bonus|hiring budget|benefits package)")
 PAY_TOPIC = (
     rf"\b(?:do|does|did|will|would|is|was) (?:the|your|this|our) {_PAY}\b|" + head_noun(
         rf"\b{_PAY}(?: (?:range|ranges|band|bands|package|expectations|details|levels?|split"
-        r"|structure|scale))?"))
+        r"|structure|scale))?\b")
+    + r"|\bwhat (?:are|were) you (?:earning|making|paid|on)\b|\bhow much (?:would it take|are you"
+    r" (?:earning|making|after|expecting)|do you (?:earn|make|want))\b|\b(?:your|the) (?:current"
+    r" |expected )?package\b|\bwe(?:'re| are) (?:only )?(?:hiring|backfilling|recruiting)"
+    r" (?:\w+ )?(?:\d+|one|two|three|four|five|six|several|a few)\b|\bnew hires\b"
+    r"|\bhow many (?:people|hires|positions|roles|openings|nurses|engineers)(?: are)? (?:you|we)"
+    r"(?:'re| are)? (?:hiring|taking on|recruiting)\b|\bapplications for this\b")
 """Pay and headcount as the head of their noun phrase ("the salary band", not "the salary
 service"; after an inverted auxiliary the next word is the verb, "does the compensation
 look"): one vocabulary for both sides, a candidate who asks sends a signal, an interviewer who
@@ -48,58 +58,135 @@ OTHER_CANDIDATES = (
     r"\b(?:ahead of|behind|than|compared (?:to|with)|against|versus) (?:the |all the )?other "
     r"candidates\b|\bother candidates (?:for|in) (?:this|the) (?:role|position|job|process)\b"
     r"|\bother candidates (?:are |is )?(?:you|we)(?:'re| are)? (?:talking to|interviewing|seeing"
-    r"|considering|meeting)\b")
+    r"|considering|meeting)\b"
+    r"|\bother applicants\b"
+    r"|\b(?:ahead of|better than|compared (?:to|with)) (?:most of |all of )?the others\b"
+    r"|\bthe (?:last|previous|other|first) (?:person|candidate|applicant)s? (?:we|i)(?:'ve)?"
+    r" (?:interviewed|saw|seen|spoke|met)\b|\b(?:than|of) (?:most|all|any) of the (?:other )?"
+    r"(?:people|candidates|applicants) (?:i|we)(?:'ve| have)? (?:saw|seen|interviewed|met|spoke)"
+    r"|\b(?:\w+) of you in the (?:final|next|last) round\b|\binterviewing (?:anywhere|elsewhere)\b"
+    r"|\bhow do i compare (?:with|to) (?:the )?others\b")
 """Other candidates *for this job*: a comparison or the hiring process, not Raft's candidates."""
 
 _HELP = re.compile(
     head_noun(r"\b(?:hint|clue|tip|pointer|nudge|trick)s?") + r"(?! of\b)"
     r"|" + head_noun(r"\b(?:the|an?) (?:(?:right|correct|expected|best|ideal|real) )?answer")
-    + r"|\bon the right track\b|\bin the right direction\b"
-    r"|\b(?:would|should) you (?:do|use|choose|pick|go with|approach|start)\b"
+    + r"|\bon the (?:right|good) (?:track|way|path|lines)\b|\bin the right direction\b"
+    r"|\b(?:would|should) you (?:do|use|choose|pick|go with|go for|approach|start)\b"
     r"|\bshould (?:i|we) (?:use|do|choose|pick|go with|start|focus|consider|think about"
-    r"|be (?:thinking|using|looking))\b"
+    r"|be (?:thinking|using|looking|sorting|doing))\b"
     r"|\b(?:can|could|would) you (?:help|assist) (?:me|us)\b"
     r"(?! understand (?:what you|the question|what the question|what you're))"
+    r"|\bam i (?:even )?(?:close|warm|getting (?:close|warm|there)"
+    r"|(?:on|going|heading) (?:the right"
+    r"|in the right))|\bwhere (?:would|should|do) (?:you|i|we) (?:even )?(?:begin|start)\b"
+    r"|\b(?:point|steer|nudge) me\b|\bwhat would you (?:use|do|pick|choose|try)\b"
+    r"|\bstarting point\b|\bwhich (?:\w+ )?(?:would|should) (?:you|i)\b|\byou'd (?:reach for"
+    r"|pick|use|go for|do first)\b|\bwarm or cold\b|\bthe (?:way|thing) to go\b"
+    r"|\bwhat (?:would|do) you (?:suggest|recommend)\b|\bdo i need (?:a|an|to use)\b"
+    r"|\b(?:tell|show) me (?:what|if|whether|how) (?:the|it|i|this|that)\b"
 )
 """What a hint request asks for: a hint, the answer, a direction, the interviewer's choice."""
 _IMPERATIVE_HELP = re.compile(r"^(?:just )?(?:give|get|tell|show|point|help) (?:me|us)\b")
-_NEED = re.compile(r"^(?:i|we) (?:really )?(?:need|could use|would like|'d like|want)\b")
+_NEED = re.compile(r"^(?:i|we) (?:really |could really )?(?:need|could use|use|would like"
+                   r"|'d like|want)\b")
 _NEGATED = re.compile(r"\b(?:don't|do not|doesn't|never|no longer|won't)\b")
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|me)\b")
-_COMMITMENT = re.compile(r"\b(?:i'd|i would|i'll|i will|we'd|we would)\b")
+_COMMITMENT = re.compile(r"\b(?:i'd|i would|i'll|i will|we'd|we would)\b(?! (?:love|like) to"
+                         r" (?:know|hear)| rather\b)|^(?:it would|it does|actually|no,? i've got"
+                         r" it|i've got it)\b")
+_PERKS = re.compile(
+    r"\b(?:pto|paid time off|vacation days|holiday allowance|annual leave|health (?:cover"
+    r"|insurance|plan)|dental|tuition|relocation|shift differentials?|raises?|pay rises?"
+    r"|paid (?:extra|more|overtime)|get paid|ballpark|room to negotiate|negotiate on the offer"
+    r"|the offer|budgeted|openings|adding seats|applicants|up against|who else|others going for"
+    r"|internal (?:people|candidates)|rank against|compared? (?:with|to) the others?)\b")
+"""What a candidate asks about the offer, the perks, the budget or the competition."""
+_GUESS = re.compile(
+    r"^(?:is it|is this|is that|could it be|would it be|would (?:a|an)|it's|so it's) (?:a |an |the "
+    r"|just )?[\w-]+(?: [\w-]+){0,3}(?: (?:thing|problem|issue|error|here))?$"
+    r"|^(?!(?:honestly|really|sorry|pardon|what|huh|sure|right|okay|ok|seriously|me|yes|no|why"
+    r"|how|who|when|where|which|now|again|questions?)\b)[\w-]+(?: [\w-]+)?$")
+"""A guess offered for confirmation on the open problem ("Is it the clock?", "Union-find?")."""
 
 _PROGRESS = re.compile(
     r"\bhow (?:am i|have i been) doing\b|\bhow did i do\b|\bhow'?s it going so far\b"
     r"|\b(?:was|is) (?:that|this|it|my answer) (?:an? )?(?:good|right|correct|ok|okay|fine"
     r"|acceptable|what you (?:were|are) looking for)\b|\bdid i (?:pass|get (?:it|that|this) right"
-    r"|do (?:ok|okay|well|alright))\b|\bwhat(?:'s| is| was) my (?:score|grade|result)\b")
+    r"|do (?:ok|okay|well|alright))\b|\bwhat(?:'s| is| was) my (?:score|grade|result)\b"
+    r"|\bhow(?:'s| is| was) my (?:performance|answer|interview|progress)\b"
+    r"|\bhow am i (?:coming across|getting on|scoring|doing|holding up)\b"
+    r"|\bhow (?:did|do) i (?:do|score|come across)\b|\bhow(?:'d| did) (?:that|it|i) go\b"
+    r"|\b(?:was|is) (?:that|this|it|my (?:answer|example)) (?:the )?(?:right call|too long"
+    r"|too short|enough|clear enough|the (?:sort|kind|type) of (?:answer|example|thing)"
+    r"|what a good answer)|\bwhere do i stand\b|\b(?:any )?feedback on (?:how i|my)"
+    r"|\bam i (?:doing (?:ok|okay|alright|all right|well)|blowing|messing|in with a chance"
+    r"|on track for)|\b(?:what are you|how am i being|are you) (?:assessing|scoring|grading"
+    r"|evaluating|marking) (?:me|this|that)\b|\bis (?:this|that) (?:portion|part|bit|section)"
+    r" (?:scored|graded|assessed)\b|\bdid (?:that|it) (?:land|go) (?:ok|okay|well|alright)"
+    r"|\bwhat would you (?:give|rate|score) (?:that|me|it)\b|\bhave i passed\b"
+    r"|\bdid i (?:mess|bomb|blow|screw) (?:that|it|this)|\bhow would you (?:rate|score|grade)"
+    r" (?:what i|my|that|me)|\bwhere am i (?:right now|so far|at)\b"
+    r"|\bhow(?:'s| is) it looking for me\b|\bget me (?:through|to the next)\b"
+    r"|\bis (?:this|it|that) going (?:well|ok|okay|alright|all right)\b"
+    r"|\bdid i get (?:it|that|this)"
+    r"(?: right)?$|\bcriteria (?:are )?for this\b|\bwhat are the criteria\b")
 _UPSET = re.compile(
     r"\bi(?:'m| am) (?:(?:getting|feeling|so|really|a bit|very|quite|just|kind of) )*"
     r"(?:frustrated|annoyed|stressed|nervous|upset|angry|overwhelmed|anxious|panicking|blanking"
-    r"|fed up)\b|\b(?:this|these)(?: whole)?(?: \w+)? (?:is|are|feels?|seems?)"
+    r"|fed up|flustered|rattled|freaking out|losing it)\b"
+    r"|\bi(?:'m| am) (?:\w+ )?blanking\b|\bmy (?:head|mind) is (?:spinning|racing|blank|all over)"
+    r"|\bi(?:'m| am) (?:starting|beginning) to (?:panic|freak out|lose it|get (?:nervous|stressed"
+    r"|flustered|overwhelmed))|\b(?:this|it|that)(?:'s| is) (?:really |seriously )?(?:stressing"
+    r"|freaking) me out\b|\b(?:this|these)(?: whole)?(?: \w+)? (?:is|are|feels?|seems?)"
     r"(?: (?:so|really|just|completely|totally|a|an|like))* (?:ridiculous|stupid|pointless"
-    r"|unfair|absurd|annoying|stressful|waste|trick)\b|\bi (?:hate|can't stand) (?:this|these)\b")
+    r"|unfair|absurd|annoying|stressful|waste|trick|frustrating|impossible|uncomfortable"
+    r"|overwhelming|doing my head in|killing me)\b|\bi (?:hate|can't stand) (?:this|these|role"
+    r"|being put)|\bi(?:'m| am)(?: (?:so|really|just|a bit|getting|completely))* (?:drowning"
+    r"|gutted|terrified|choking|close to tears|all over the place|worked up|shaking|freaking"
+    r"|lost|a wreck|a mess|scared|embarrassed|mortified|struggling here|in bits|falling apart)\b"
+    r"|\bi feel (?:like i'm |so |really |a bit )*(?:drowning|stupid|sick|awful|terrible|lost"
+    r"|overwhelmed|useless|dumb|like an idiot)\b|\bmy (?:heart|hands?)(?:'s| is| are)"
+    r" (?:pounding|racing|shaking|sweating)|\bmy (?:mind|head)(?:'s| has| is)(?: just)?"
+    r" (?:gone|a mess|spinning|blank|empty|fried)|\bi(?:'ve| have) (?:lost it|gone blank"
+    r"|completely blanked)|\bcan't think straight\b|\b(?:wind|winding|stressing|freaking)"
+    r" me (?:up|out)\b|^(?:ugh|argh|urgh)$|\b(?:this|it) isn't going well\b")
 """Present-tense distress or hostility about *this* interview: first person now ("I'm getting
 frustrated") or a deictic verdict ("this is ridiculous"); a past or third-person story ("I was
 frustrated with the old pipeline", "the customer was furious") is an answer, not a signal."""
 
 _DECLARES_NONE = re.compile(
-    r"^(?:(?:no|nope),? )?no (?:more |further |other )?questions\b"
+    r"^(?:(?:no|nope),? )?no (?:more |further |other )?questions(?:$|,| (?:from me|for now"
+    r"|at the moment|right now|thanks|thank you|at this point|today|really)\b)"
     r"|^(?:i|we) (?:have|'ve got|have got|got) no (?:more |further |other )?questions\b"
     r"|^i (?:don't|do not) (?:have|think i have) any (?:more |further |other )?questions\b"
     r"|^i(?:'m| am) (?:done|finished) with (?:my )?questions\b"
-    r"|^(?:none|nothing|no questions) (?:else )?from me\b|^that's all (?:from me|my questions)\b")
+    r"|^(?:none|nothing|no questions) (?:else )?from me\b|^that's all (?:from me|my questions)\b"
+    r"|^i can't think of any (?:more |further |other )?questions\b"
+    r"|^(?:zero|no) (?:more )?questions,? (?:all good|i'm good|thanks)\b")
 """Saying outright that there are no (more) questions."""
 _CLOSER = re.compile(
     r"(?:i think )?(?:no|nope|nah|not really|none|nothing(?: else| more)?|that's (?:all|it"
     r"|everything)|that covers it|all good|i(?:'m| am) (?:all set|good|fine|done)"
-    r"|(?:thanks|thank you)(?: (?:so|very) much)?(?: for your time)?)")
+    r"|(?:thanks|thank you)(?: (?:so|very) much)?(?: for your time)?"
+    r"|i(?:'m| am) (?:all )?set|that's (?:it|all|everything) (?:from|on|for) (?:me|my (?:side|end))"
+    r"|i can't think of anything(?: (?:else|more))?(?: (?:right now|at the moment|for now))?"
+    r"|not (?:at the moment|right now|for now)|(?:i think )?you(?:'ve| have) (?:covered|answered)"
+    r" (?:everything|it all|all of it|all my questions))")
 """Elliptical closers: a complete answer only to "any (more) questions?"."""
-
-
-def _politeness(sentence: Sentence) -> bool:
-    return bool(re.fullmatch(r"(?:thanks|thank you)(?: (?:so|very) much)?(?: for (?:your|the)"
-                             r" time)?(?: again)?", sentence.core))
+_CLOSER_OPENING = re.compile(
+    r"^(?:(?:honestly|hmm+|um+|oh|well|ah|erm|i think|to be honest),? )*(?:no|nope|nah|naw"
+    r"|not (?:really|at (?:this|the) (?:point|moment)|right now|for now|today)"
+    r"|(?:nothing|none|zero)(?! (?:else |more )?(?:changed|happened|went|was|were|did|came|in"
+    r"|about|on|of)\b)|no more|can't think of|i can't think of|i don't (?:think so|have anything)"
+    r"|that's me|that's (?:it|all|everything)(?! (?:i|we|they|there|he|she)\b)"
+    r"|all (?:good|clear)|i(?:'m| am) (?:all )?(?:good|fine|set"
+    r"|covered|clear|grand|sorted|ok|okay)|it's all clear|everything(?:'s| is) clear"
+    r"|you(?:'re| are) (?:alright|all right|good)|(?:i think )?(?:you(?:'ve| have)|i(?:'ve| have))"
+    r" (?:answered|covered|got) (?:them|it|everything|all|what))\b")
+"""How a reply that declines the invitation opens ("Nah, you're alright", "Honestly, nothing
+comes to mind", "I think I've got everything I need"): a decline only after an invitation,
+and only in a reply that asks nothing."""
 
 
 def _elliptical_closer(sentence: Sentence) -> bool:
@@ -116,14 +203,25 @@ def _requests_help(reply: tuple[Sentence, ...]) -> bool:
         after = reply[i + 1:]
         # A question the speaker goes on to answer is rhetorical: what follows a real request
         # is the speaker's own state ("I'm stuck between..."), not a committed answer.
-        genuine = all(_FIRST_PERSON.match(t.core) and not _COMMITMENT.search(t.core)
+        genuine = all((_FIRST_PERSON.match(t.core) or t.asks) and not _COMMITMENT.search(t.core)
                       for t in after)
         if asking and genuine:
             return True
-    return False
+    return _guesses(reply)
+
+
+def _guesses(reply: tuple[Sentence, ...]) -> bool:
+    """A reply that opens on a short guess put as a question and commits to nothing after."""
+    first = reply[0] if reply else None
+    if first is None or not first.raw.rstrip().endswith("?") or not _GUESS.match(first.core):
+        return False
+    return not any(_COMMITMENT.search(t.core) for t in reply[1:])
 
 
 def _declares_done(reply: tuple[Sentence, ...], invited: bool) -> bool:
+    if invited and reply and _CLOSER_OPENING.match(reply[0].core) and \
+            not any(s.is_question for s in reply):
+        return True
     for i, s in enumerate(reply):
         if s.is_question:
             continue
@@ -133,22 +231,37 @@ def _declares_done(reply: tuple[Sentence, ...], invited: bool) -> bool:
 
 
 def detect_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
-    """Every signal present in one candidate reply (usually none).
+    """Every signal present in one candidate reply (usually none): the rules' and the reply
+    model's.
 
     ``question`` is the interviewer turn the reply answers: an invitation to ask questions
     makes "That's all." a closing and rules out hint requests.
     """
+    invited = invites_questions(question)
+    rules = rule_signals(reply, question)
+    found = {*rules, *map(Signal, reply_labels(reply, invited))}
+    if invited:
+        found.discard(Signal.HINT_REQUEST)
+    elif Signal.NO_MORE_QUESTIONS not in rules:
+        found.discard(Signal.NO_MORE_QUESTIONS)  # the model's closers count after one only
+    return frozenset(found)
+
+
+def rule_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
+    """The signals the sentence rules find (what :func:`detect_signals` adds the model to)."""
     said = sentences(reply)
     invited = invites_questions(question)
     asked = [s for s in said if s.asks and not s.reports]
     found: set[Signal] = set()
-    if not invited and _requests_help(said):
+    progress = any(_PROGRESS.search(s.core) for s in said if s.asks and not s.reports)
+    if not invited and not progress and _requests_help(said):
         found.add(Signal.HINT_REQUEST)
-    if any(_PROGRESS.search(s.core) for s in asked):
+    if progress:
         found.add(Signal.PROGRESS_QUESTION)
     if _declares_done(said, invited):
         found.add(Signal.NO_MORE_QUESTIONS)
-    if any(re.search(PAY_TOPIC, s.core) or re.search(OTHER_CANDIDATES, s.core) for s in asked):
+    if any(re.search(PAY_TOPIC, s.core) or re.search(OTHER_CANDIDATES, s.core)
+           or _PERKS.search(s.core) for s in asked):
         found.add(Signal.OFF_LIMITS)
     if any(_UPSET.search(s.core) for s in said if not s.reports):
         found.add(Signal.UPSET)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.agent.discourse import is_question
 from interviewsim.agent.plan import InterviewPlan, StateConfig
+from interviewsim.text.discourse import is_question
 
 
 class Transition(BaseModel):

@@ -24,7 +24,8 @@ _QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<![A-Za-z])'(?=[A-Za-
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 _MARKER = re.compile(
     r"^(?:(?:ok(?:ay)?|alright|all right|right|so|now|well|then|and|also|next|first|finally"
-    r"|thanks|thank you|i see|got it|understood|interesting|hmm+|um+|uh+|sure|honestly"
+    r"|thanks|thank you|i see|got it|understood|interesting|hmm+|um+|uh+|mm+|ha|eh|oh|ah|sure"
+    r"|honestly"
     r"|actually|just|please|then again)\s*(?:[,.;:!\u2014-]+\s*|\s+))+",
 )
 """Discourse markers that open a sentence without changing what it does."""
@@ -39,7 +40,8 @@ REQUEST_VERBS = (
 """Imperatives that ask for an answer: the closed class of verbs of telling and showing."""
 _REQUEST = re.compile(rf"^(?:{REQUEST_VERBS})\b")
 _INDIRECT = re.compile(
-    r"^i(?:'d| would) (?:like|love) (?:you )?to (?:hear|know|understand|learn|describe|explain"
+    r"^i(?:'d| would) (?:also )?(?:like|love) (?:you )?to (?:hear|know|understand|learn|describe"
+    r"|explain"
     r"|walk|talk|go through)|^i(?:'m| am) (?:curious|interested|wondering)\b"
     r"|^i (?:want|wanted) (?:you )?to (?:hear|know|understand|learn)|^i wonder\b"
 )
@@ -133,18 +135,3 @@ def head_noun(pattern: str) -> str:
     salary service", "the right answer here" but not "the answer format")."""
     words = "|".join(sorted(_FUNCTION_WORDS, key=len, reverse=True))
     return rf"(?:{pattern})(?!\s+(?!(?:{words})\b|[a-z]+ly\b)[a-z])"
-
-
-INVITATION = re.compile(
-    r"\b(?:any|more|other|further) questions\b|\bquestions (?:for|about) (?:me|us|the)\b"
-    r"|\b(?:like|want|wish) to (?:ask|know|add)\b|\banything (?:else|to add|more)\b"
-    r"|\bwhat (?:else )?would you like to\b"
-)
-"""An interviewer turn that hands the floor to the candidate's own questions."""
-
-
-def invites_questions(turn: str | None) -> bool:
-    """Whether ``turn`` asks if the candidate has questions or anything to add."""
-    if not turn:
-        return False
-    return any(s.is_question and INVITATION.search(s.core) for s in sentences(turn))
