@@ -22,6 +22,7 @@ from interviewsim.prep.models import (
     Verdict,
     VerdictChange,
     normalize,
+    requirement_id,
 )
 from interviewsim.text.coverage import DocumentFrequencies, coverage
 
@@ -59,12 +60,15 @@ def extraction_gate(requirements: Sequence[Requirement], posting: str,
     problems: list[str] = []
     frequencies = posting_frequencies(posting)
     count = len(requirements)
-    if not settings.min_requirements <= count <= settings.max_requirements:
-        problems.append(f"extraction: {count} requirements; expected "
-                        f"{settings.min_requirements} to {settings.max_requirements}")
+    if count < settings.min_requirements:
+        problems.append(f"extraction: {count} requirements; expected at least "
+                        f"{settings.min_requirements} (is the posting's text its requirements?)")
+    if settings.max_requirements is not None and count > settings.max_requirements:
+        problems.append(f"extraction: {count} requirements; expected at most "
+                        f"{settings.max_requirements} (raise --max-requirements)")
     first_seen: dict[str, str] = {}
     for index, requirement in enumerate(requirements):
-        expected = f"REQ-{index + 1:03d}"
+        expected = requirement_id(index + 1)
         if requirement.id != expected:
             problems.append(f"extraction: requirement {index + 1} has id {requirement.id}; "
                             f"expected {expected}")

@@ -1,0 +1,77 @@
+"""Which evidence sentences may attest anything: denials and wishes are set aside.
+
+"I have never used Kubernetes" shares the word Kubernetes with a requirement for it, and "I
+would like to learn Yocto" shares Yocto; term overlap reads both as proof. A sentence is cut into
+clauses (at ``;`` ``:`` dashes, brackets, contrast words such as "but", and a comma before a
+negation), and a clause that negates ("never", "not", "no experience with", "haven't", "yet to")
+or states a wish or a plan ("would like to learn", "keen to", "planning to", "hope to",
+"interested in") attests nothing. What is set aside is kept, with its reason, so a verdict can
+say which sentence did not count and why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from interviewsim.prep.sections import sentences
+
+Reason = Literal["denial", "wish"]
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+_NEGATION = re.compile(
+    r"\b(?:never|not|n't|nor|yet to|have yet|has yet|none|nothing|lack(?:s|ing)?|unfamiliar|"
+    r"no (?:\w+[ -]){0,3}?(?:experience|exposure|background|knowledge|familiarity|training|"
+    r"idea|time|chance|opportunity|use)|no\b(?=[^.;:]*\byet\b)|little (?:or no )?(?:experience|"
+    r"exposure))\b|n't\b", re.I)
+_WISH = re.compile(
+    r"\b(?:would (?:like|love)|'d (?:like|love)|keen to|eager to|planning to|plan to|plans to|"
+    r"hope to|hoping to|interested in|want to|wants to|wish to|aspire|intend to|aim to|"
+    r"looking forward to|goal is to|next step is|on my list|(?:am|'m|currently|now|just) "
+    r"(?:learning|studying|starting to learn|picking up)|started learning|would welcome|"
+    r"(?:will|going to) (?:learn|study|pick up|get))\b", re.I)
+_CLAUSE_BREAK = re.compile(
+    r"\s*[;:()\u2014\u2013]\s*|\s+-\s+|\s+\b(?:but|although|though|however|whereas|while|"
+    r"except)\b\s*|,\s*(?=(?:never|not|no|although|though|but|yet|and (?:I )?(?:never|not|"
+    r"would|hope|want|plan))\b)", re.I)
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A clause that attests nothing, and why."""
+
+    text: str
+    reason: Reason
+
+
+def clause_reason(clause: str) -> Reason | None:
+    """Why a clause cannot attest its terms (None: it can)."""
+    plain = clause.translate(_APOSTROPHES)
+    if _WISH.search(plain):
+        return "wish"
+    if _NEGATION.search(plain):
+        return "denial"
+    return None
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of ``text``, sentence by sentence."""
+    found: list[str] = []
+    for sentence in sentences(text.translate(_APOSTROPHES)):
+        found += [part.strip(" ,.") for part in _CLAUSE_BREAK.split(sentence)
+                  if part and part.strip(" ,.")]
+    return found
+
+
+def affirmative(text: str) -> tuple[list[str], list[SetAside]]:
+    """The clauses of ``text`` that may attest terms, and those set aside with their reason."""
+    kept: list[str] = []
+    dropped: list[SetAside] = []
+    for clause in clauses(text):
+        reason = clause_reason(clause)
+        if reason is None:
+            kept.append(clause)
+        else:
+            dropped.append(SetAside(clause, reason))
+    return kept, dropped
