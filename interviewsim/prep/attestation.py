@@ -2,20 +2,26 @@
 
 Rules, in order (all deterministic; PARTIAL comes only from the rules, never from a score):
 
-1. Only affirmative clauses attest (:mod:`interviewsim.prep.polarity`); a title or tag word
-   that the item's text mentions only in a denial or a wish does not attest either.
+1. Only affirmative clauses attest (:mod:`interviewsim.prep.polarity`). An item that denies or
+   wishes something has its title and tags ignored (they name the topic, not a claim).
 2. A requirement with distinctive terms (:mod:`interviewsim.prep.distinctive`) is FULL only
-   when every one of them (one of each set of alternatives) is attested; some of them attested
-   is PARTIAL, naming the missing ones; none is GAP, whatever else overlaps.
+   when each of them (one of each set of alternatives) is attested. A term attested only in a
+   limited clause ("C++ only for small host-side tools"), or only through a name of the same
+   family (Datadog for Prometheus, MISRA C for MISRA C++), is attested in part — unless the
+   posting itself accepts a comparable one ("Kafka or a similar broker", "such as"). Some
+   attested (fully or in part) is PARTIAL, naming what is missing; none is GAP.
 3. A requirement without distinctive terms is FULL when one item attests at least the
-   threshold of its weighted non-generic terms (the IDF coverage of
-   :mod:`interviewsim.text.coverage`), GAP otherwise; generic words carry no weight.
-4. "N+ years" is compared with the years the supporting items state: fewer is PARTIAL.
+   threshold of its weighted non-generic terms (suffixes aside: supervise ~ supervising); GAP
+   otherwise. Generic words carry no weight. A term the cited item explicitly denies ("I have
+   not held a budget") makes it PARTIAL.
+4. "N+ years" is compared with the years stated in the clauses that attest the requirement:
+   fewer, or none stated, is PARTIAL.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,68 +33,111 @@ from interviewsim.prep.distinctive import (
     required_years,
     stated_years,
 )
-from interviewsim.prep.models import Coverage, EvidenceItem
+from interviewsim.prep.models import Coverage
 from interviewsim.prep.polarity import SetAside, affirmative
 from interviewsim.text.coverage import DocumentFrequencies, terms
 from interviewsim.text.numbers import NUMBER_WORDS
 
-ALIASES: dict[str, frozenset[str]] = {
-    "postgres": frozenset({"postgresql"}), "postgresql": frozenset({"postgres"}),
-    "kubernetes": frozenset({"k8s"}), "k8s": frozenset({"kubernetes"}),
-    "go": frozenset({"golang"}), "golang": frozenset({"go"}),
-    "node.js": frozenset({"nodejs"}), "nodejs": frozenset({"node.js"}),
-    "cd": frozenset({"ci-cd"}), "ci": frozenset({"ci-cd"}),
-}
-"""Spellings of one name; a term is attested by any of them."""
+_SPELLINGS = (("postgres", "postgresql"), ("kubernetes", "k8s"), ("go", "golang"),
+              ("node.js", "nodejs"), ("ci", "ci-cd"), ("cd", "ci-cd"))
+FAMILIES = (
+    frozenset({"kafka", "rabbitmq", "sqs", "kinesis", "pulsar", "activemq", "nats", "pub/sub"}),
+    frozenset({"aws", "azure", "gcp", "google cloud"}),
+    frozenset({"prometheus", "grafana", "datadog", "new relic", "splunk", "cloudwatch"}),
+    frozenset({"salesforce", "hubspot", "pipedrive"}),
+    frozenset({"meddicc", "meddpicc", "meddic", "bant", "spin", "sandler"}),
+    frozenset({"expectations", "soda", "deequ"}),
+    frozenset({"rtos", "freertos", "zephyr", "threadx", "vxworks", "qnx"}),
+    frozenset({"tableau", "looker", "powerbi", "metabase", "superset"}),
+    frozenset({"airflow", "dagster", "prefect", "luigi"}),
+    frozenset({"postgresql", "postgres", "mysql", "mariadb", "oracle"}),
+    frozenset({"c", "c++"}), frozenset({"java", "kotlin", "scala"}),
+    frozenset({"javascript", "typescript", "node.js"}),
+)
+"""Names of one kind: one attests another only in part, unless the posting accepts "similar"."""
+_LIMITED = re.compile(r"\bonly (?:for|on|in|with|at|as|a|small|occasional|basic|briefly)\b|"
+                      r"\b(?:a little|some exposure|basic knowledge|limited)\b", re.I)
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "ed", "es", "er", "s")
+
+
+def stem(word: str) -> str:
+    """A light suffix strip, so "supervise" and "supervising" meet (never below 4 letters)."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)].rstrip("e")
+    return word.rstrip("e") if len(word) > 4 else word
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(t) for t in terms(text))
+
+
+@dataclass(frozen=True)
+class Clause:
+    names: frozenset[str]
+    stems: frozenset[str]
+    years: int | None
+    limited: bool
 
 
 @dataclass(frozen=True)
 class Reading:
-    """What one evidence item affirms."""
+    """What one evidence item affirms, clause by clause."""
 
     item_id: str
-    names: frozenset[str]
-    """Terms attested in their name sense (distinctive terms are checked against these)."""
-    words: frozenset[str]
-    """Content terms of the affirmative text (coverage reads these)."""
-    years: int | None
+    clauses: tuple[Clause, ...]
+    denied: frozenset[str]
+    """Stems the item mentions only in set-aside clauses."""
     set_aside: tuple[SetAside, ...]
 
 
 def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
-    """An item's affirmative terms; ``extra`` are its title and tags, which attest only what
-    the text does not mention solely in a set-aside clause."""
+    """An item's affirmative clauses; ``extra`` (its title and tags) count as one more clause
+    unless the item denies or wishes something."""
     kept, dropped = affirmative(text)
-    kept_text = "\n".join(kept)
-    denied = attested_terms("\n".join(d.text for d in dropped)) - attested_terms(kept_text)
-    extra_text = "\n".join(extra)
-    names = attested_terms(kept_text) | (attested_terms(extra_text) - denied)
-    words = terms(kept_text) | (terms(extra_text) - denied)
-    return Reading(item_id, names, words, stated_years(kept_text), tuple(dropped))
+    clauses = [Clause(attested_terms(c), _stems(c), stated_years(c), bool(_LIMITED.search(c)))
+               for c in kept]
+    if extra and not dropped:
+        joined = "\n".join(extra)
+        clauses.append(Clause(attested_terms(joined), _stems(joined), None, False))
+    affirmed = frozenset().union(*(c.stems for c in clauses)) if clauses else frozenset()
+    denied = frozenset().union(*(_stems(d.text) for d in dropped)) - affirmed if dropped else (
+        frozenset())
+    return Reading(item_id, tuple(clauses), denied, tuple(dropped))
 
 
 def _has(term: str, names: frozenset[str]) -> bool:
-    return all(word in names or bool(ALIASES.get(word, frozenset()) & names)
-               for word in term.split())
+    """Every word of ``term`` among ``names``, by any spelling or as a numbered family member
+    ("cortex-m" by "cortex-m4")."""
+    def one(word: str) -> bool:
+        spellings = {word, *(b for a, b in _SPELLINGS if a == word),
+                     *(a for a, b in _SPELLINGS if b == word)}
+        if spellings & names:
+            return True
+        return any(n.startswith(word) and n[len(word):][:1].isdigit() for n in names
+                   if "-" in word)
+    return all(one(word) for word in term.split())
 
 
-def attests(group: TermGroup, reading: Reading) -> bool:
-    return any(_has(term, reading.names) for term in group.terms)
+def _family(term: str) -> frozenset[str]:
+    return next((f for f in FAMILIES if term in f), frozenset())
 
 
-def content_terms(requirement: str) -> frozenset[str]:
-    """The requirement's terms that may carry coverage: no generic words, no numbers."""
-    return frozenset(t for t in terms(requirement) if t not in GENERIC
-                     and t not in NUMBER_WORDS and not t.replace("+", "").isdigit())
+def group_level(group: TermGroup, clause: Clause) -> int:
+    """2: the clause attests the group; 1: in part (limited clause, or a family name); 0: no."""
+    if any(_has(term, clause.names) for term in group.terms):
+        return 1 if clause.limited else 2
+    kin = frozenset().union(*(_family(t) for t in group.terms)) - set(group.terms)
+    if any(_has(name, clause.names) for name in kin):
+        return 2 if group.open and not clause.limited else 1
+    return 0
 
 
-def weighted_coverage(claimed: frozenset[str], reading: Reading,
-                      frequencies: DocumentFrequencies) -> tuple[float, tuple[str, ...]]:
-    ordered = sorted(claimed)
-    matched = tuple(t for t in ordered if t in reading.words)
-    total = math.fsum(frequencies.weight(t) for t in ordered)
-    score = math.fsum(frequencies.weight(t) for t in matched) / total if total else 0.0
-    return score, matched
+def content_stems(requirement: str) -> tuple[str, ...]:
+    """The requirement's terms that may carry coverage (no generic words, no numbers)."""
+    kept = {stem(t) for t in terms(requirement) if t not in GENERIC and t not in NUMBER_WORDS
+            and not t.replace("+", "").isdigit()}
+    return tuple(sorted(kept))
 
 
 @dataclass(frozen=True)
@@ -102,80 +151,129 @@ class Judgment:
     reason: str
     missing: str | None
     set_aside: tuple[tuple[str, SetAside], ...]
+    years: int | None = None
+    """The most years the clauses behind the verdict state."""
 
 
-def _set_aside_notes(readings: Sequence[Reading], requirement: str
-                     ) -> tuple[tuple[str, SetAside], ...]:
+def _weights(claimed: Sequence[str], requirement: str,
+             frequencies: DocumentFrequencies) -> dict[str, float]:
+    """Each content stem's IDF weight (that of the rarest word of the requirement with it)."""
+    weights: dict[str, float] = {}
+    for term in terms(requirement):
+        key = stem(term)
+        if key in claimed:
+            weights[key] = max(weights.get(key, 0.0), frequencies.weight(term))
+    return weights
+
+
+def _coverage(claimed: Sequence[str], weights: dict[str, float], reading: Reading
+              ) -> tuple[float, tuple[str, ...], int | None]:
+    seen = frozenset().union(*(c.stems for c in reading.clauses)) if reading.clauses else (
+        frozenset())
+    matched = tuple(t for t in claimed if t in seen)
+    total = math.fsum(weights[t] for t in claimed)
+    score = math.fsum(weights[t] for t in matched) / total if total else 0.0
+    years = [c.years for c in reading.clauses if c.years is not None and c.stems & set(matched)]
+    return score, matched, max(years) if years else None
+
+
+def _notes(readings: Sequence[Reading], requirement: str) -> tuple[tuple[str, SetAside], ...]:
     """Set-aside clauses that mention one of the requirement's terms."""
-    wanted = terms(requirement) - GENERIC
-    return tuple((r.item_id, d) for r in readings for d in r.set_aside
-                 if terms(d.text) & wanted)
+    wanted = {stem(t) for t in terms(requirement)} - {stem(g) for g in GENERIC}
+    return tuple((r.item_id, d) for r in readings for d in r.set_aside if _stems(d.text) & wanted)
 
 
 def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFrequencies,
           threshold: float, max_citations: int) -> Judgment:
     """The verdict the rules give ``requirement`` on ``readings``."""
     groups = distinctive_groups(requirement)
-    claimed = content_terms(requirement)
-    scored = [(r, *weighted_coverage(claimed, r, frequencies)) for r in readings]
-    notes = _set_aside_notes(readings, requirement)
+    claimed = content_stems(requirement)
+    weights = _weights(claimed, requirement, frequencies)
+    scored = [(r, *_coverage(claimed, weights, r)) for r in readings]
+    notes = _notes(readings, requirement)
     if groups:
         judgment = _by_names(groups, scored, max_citations, notes)
     else:
-        judgment = _by_coverage(scored, threshold, max_citations, notes)
-    return _years_rule(requirement, judgment, readings)
+        judgment = _by_coverage(scored, claimed, threshold, max_citations, notes)
+    return _years_rule(requirement, judgment)
 
 
-def _by_names(groups: list[TermGroup], scored: list[tuple[Reading, float, tuple[str, ...]]],
-              max_citations: int, notes: tuple[tuple[str, SetAside], ...]) -> Judgment:
-    hits = [(r, score, matched, {i for i, g in enumerate(groups) if attests(g, r)})
-            for r, score, matched in scored]
-    supporting = sorted((h for h in hits if h[3]), key=lambda h: (-len(h[3]), -h[1]))
-    found = set().union(*(h[3] for h in supporting)) if supporting else set()
-    missing = [groups[i].label() for i in range(len(groups)) if i not in found]
-    named = [groups[i].label() for i in sorted(found)]
-    if not found:
-        best = max(scored, key=lambda s: s[1], default=None)
-        return Judgment("GAP", (), best[1] if best else 0.0, best[2] if best else (),
+Scored = tuple[Reading, float, tuple[str, ...], int | None]
+
+
+def _levels(groups: Sequence[TermGroup], reading: Reading) -> tuple[list[int], int | None]:
+    """Each group's best level in the item, and the most years its attesting clauses state."""
+    levels = [0] * len(groups)
+    years: list[int] = []
+    for clause in reading.clauses:
+        found = [group_level(g, clause) for g in groups]
+        levels = [max(a, b) for a, b in zip(levels, found, strict=True)]
+        if any(found) and clause.years is not None:
+            years.append(clause.years)
+    return levels, max(years) if years else None
+
+
+def _by_names(groups: list[TermGroup], scored: list[Scored], max_citations: int,
+              notes: tuple[tuple[str, SetAside], ...]) -> Judgment:
+    hits = [(s, *_levels(groups, s[0])) for s in scored]
+    supporting = sorted((h for h in hits if any(h[1])),
+                        key=lambda h: (-sum(h[1]), -h[0][1]))[:max_citations]
+    best = [max((h[1][i] for h in supporting), default=0) for i in range(len(groups))]
+    full = [g.label() for g, level in zip(groups, best, strict=True) if level == 2]
+    part = [g.label() for g, level in zip(groups, best, strict=True) if level == 1]
+    missing = [g.label() for g, level in zip(groups, best, strict=True) if level == 0]
+    if not supporting:
+        top = max(scored, key=lambda s: s[1], default=None)
+        return Judgment("GAP", (), top[1] if top else 0.0, top[2] if top else (),
                         f"no evidence affirms {', '.join(missing)}", None, notes)
-    cited = tuple(h[0].item_id for h in supporting[:max_citations])
-    matched = tuple(sorted({t for h in supporting[:max_citations] for t in h[2]}))
-    top = supporting[0]
-    if missing:
-        return Judgment("PARTIAL", cited, top[1], matched,
-                        f"{', '.join(cited)} affirm {', '.join(named)} but nothing affirms "
-                        f"{', '.join(missing)}", f"no evidence of {', '.join(missing)}", notes)
-    return Judgment("FULL", cited, top[1], matched,
-                    f"{', '.join(cited)} affirm {', '.join(named)}", None, notes)
+    cited = tuple(h[0][0].item_id for h in supporting)
+    matched = tuple(sorted({t for h in supporting for t in h[0][2]}))
+    years = max((h[2] for h in supporting if h[2] is not None), default=None)
+    score = supporting[0][0][1]
+    if part or missing:
+        lacking = [*missing, *(f"{p} (only in part)" for p in part)]
+        said = f"{', '.join(cited)} affirm {', '.join(full)}" if full else (
+            f"{', '.join(cited)} affirm only related or limited use")
+        return Judgment("PARTIAL", cited, score, matched, f"{said}; not shown: "
+                        f"{', '.join(lacking)}", f"no evidence of {', '.join(lacking)}", notes,
+                        years)
+    return Judgment("FULL", cited, score, matched, f"{', '.join(cited)} affirm "
+                    f"{', '.join(full)}", None, notes, years)
 
 
-def _by_coverage(scored: list[tuple[Reading, float, tuple[str, ...]]], threshold: float,
+def _by_coverage(scored: list[Scored], claimed: Sequence[str], threshold: float,
                  max_citations: int, notes: tuple[tuple[str, SetAside], ...]) -> Judgment:
     ranked = sorted(scored, key=lambda s: -s[1])
     cited = [s for s in ranked if s[1] >= threshold and s[2]][:max_citations]
-    if cited:
-        top = cited[0]
-        return Judgment("FULL", tuple(s[0].item_id for s in cited), top[1], top[2],
-                        f"{top[0].item_id} attests {top[1] * 100:.1f}% of the requirement's "
-                        f"weighted terms ({', '.join(top[2])})", None, notes)
-    best = ranked[0] if ranked else None
-    if best is None or not best[2]:
-        return Judgment("GAP", (), 0.0, (), "no evidence item affirms a content term of this "
-                        "requirement", None, notes)
-    return Judgment("GAP", (), best[1], best[2],
-                    f"best evidence {best[0].item_id} attests only {best[1] * 100:.1f}% "
-                    f"({', '.join(best[2])}); threshold is {threshold * 100:.1f}%", None, notes)
+    if not cited:
+        best = ranked[0] if ranked else None
+        if best is None or not best[2]:
+            return Judgment("GAP", (), 0.0, (), "no evidence item affirms a content term of "
+                            "this requirement", None, notes)
+        return Judgment("GAP", (), best[1], best[2], f"best evidence {best[0].item_id} attests "
+                        f"only {best[1] * 100:.1f}% ({', '.join(best[2])}); threshold is "
+                        f"{threshold * 100:.1f}%", None, notes)
+    top = cited[0]
+    ids = tuple(s[0].item_id for s in cited)
+    years = max((s[3] for s in cited if s[3] is not None), default=None)
+    reason = (f"{top[0].item_id} attests {top[1] * 100:.1f}% of the requirement's weighted "
+              f"terms ({', '.join(top[2])})")
+    denied = sorted(top[0].denied & set(claimed))
+    if denied:
+        return Judgment("PARTIAL", ids, top[1], top[2], f"{reason}, but it denies "
+                        f"{', '.join(denied)}", f"{', '.join(denied)} (denied by "
+                        f"{top[0].item_id})", notes, years)
+    return Judgment("FULL", ids, top[1], top[2], reason, None, notes, years)
 
 
-def _years_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]) -> Judgment:
+def _years_rule(requirement: str, judgment: Judgment) -> Judgment:
     needed = required_years(requirement)
     if needed is None or judgment.coverage != "FULL":
         return judgment
-    by_id = {r.item_id: r for r in readings}
-    stated = [by_id[i].years for i in judgment.cited if by_id[i].years is not None]
-    if stated and max(stated) >= needed:
+    if judgment.years is not None and judgment.years >= needed:
         return judgment
-    have = f"states {max(stated)}" if stated else "states no number of years"
+    have = f"states {judgment.years}" if judgment.years is not None else "states no years"
     return Judgment("PARTIAL", judgment.cited, judgment.score, judgment.matched,
                     f"{judgment.reason}; the posting asks {needed}+ years and the evidence "
-                    f"{have}", f"{needed}+ years (the evidence {have})", judgment.set_aside)
+                    f"{have}", f"{needed}+ years (the evidence {have})", judgment.set_aside,
+                    judgment.years)

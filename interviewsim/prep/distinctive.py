@@ -63,6 +63,8 @@ class TermGroup:
     """Terms of which one must be attested (one term, or alternatives joined by "or" or "/")."""
 
     terms: tuple[str, ...]
+    open: bool = False
+    """The posting accepts a comparable name ("Kafka or a similar broker", "such as X")."""
 
     def label(self) -> str:
         return " or ".join(self.terms)
@@ -85,16 +87,16 @@ def _is_distinctive(token: str, initial: bool, title_case: bool) -> bool:
         return False
     if lower in AMBIGUOUS:
         return token[:1].isupper() and (not initial or lower not in _PLAIN_AT_START)
-    if re.search(r"[0-9+#&]", token) and not token.isdigit():
+    if token[:1].isdigit():
+        return False  # a quantity (4M, 32-bed, 10-hour); a code joins the name before it
+    if re.search(r"[0-9+#&]", token):
         return True
-    if token.isdigit():
-        return len(token) >= 3 and not 1900 <= int(token) <= 2100
     if len(token) >= 2 and token.isupper():
         return True
     if lower in KNOWN_TERMS:
         return True
     if len(token) == 1:
-        return token in ("C", "R")
+        return token in ("C", "R") and not initial
     return token[:1].isupper() and not initial and not title_case and len(token) > 2
 
 
@@ -125,6 +127,12 @@ def _distinctive_tokens(requirement: str) -> list[tuple[str, int, int, bool]]:
     found: list[tuple[str, int, int, bool]] = []
     for token, offset in tokens:
         initial = _sentence_initial(text, offset)
+        following = text[offset + len(token):offset + len(token) + 40].split()
+        if (initial and _title_word(token) and following and _title_word(following[0])
+                and token.lower() not in GENERIC and token.lower() not in STOPWORDS):
+            initial = False  # the first word of a name: "Advanced Life Support"
+        if len(token) == 1 and text[max(0, offset - 1):offset] in ("–", "-", "—"):
+            continue  # a grade or a range ("Series A–C"), not a language
         for index, part in enumerate(_split_compound(token)):
             last = found[-1] if found else None
             if (last and part.isdigit() and text[last[2]:offset] == " "
@@ -133,14 +141,24 @@ def _distinctive_tokens(requirement: str) -> list[tuple[str, int, int, bool]]:
                 continue
             if not _is_distinctive(part, initial, title_case):
                 continue
-            if (last and "/" not in token and text[last[2]:offset] == " "
-                    and part[:1].isupper() and part.isalpha() and part.lower() not in KNOWN_TERMS
-                    and not last[0].isupper()):
+            if last and "/" not in token and _name_run(text[last[1]:last[2]], part,
+                                                       text[last[2]:offset]):
                 found[-1] = (f"{last[0]} {part.lower()}", last[1], offset + len(token), last[3])
             else:
                 both = _BOTH.search(text[:offset])
                 found.append((part.lower(), offset, offset + len(token), index > 0 and not both))
     return [(term.lower(), start, end, alt) for term, start, end, alt in found]
+
+
+def _title_word(word: str) -> bool:
+    return word[:1].isupper() and word[1:].islower() and word.isalpha()
+
+
+def _name_run(previous: str, word: str, between: str) -> bool:
+    """Whether ``word`` continues the name ``previous`` ("Computer Science", "Life Support")."""
+    last = previous.split()[-1]
+    return (between == " " and _title_word(word) and _title_word(last)
+            and word.lower() not in KNOWN_TERMS and last.lower() not in KNOWN_TERMS)
 
 
 def _in_brackets(text: str, offset: int) -> bool:
@@ -153,6 +171,7 @@ def distinctive_groups(requirement: str) -> list[TermGroup]:
     "Java or Kotlin", "Java, Kotlin or Scala", "C/C++", and examples in brackets or after
     "such as" join the term they illustrate."""
     groups: list[list[str]] = []
+    spans: list[tuple[int, int]] = []
     pending: list[str] = []
     """Terms after a comma, joined to the open group only if the list ends in "or"."""
     previous_end = None
@@ -162,16 +181,33 @@ def distinctive_groups(requirement: str) -> list[TermGroup]:
         if groups and (alternative or _OR_LINK.match(between) or _EXAMPLE_LINK.search(between)
                        or _in_brackets(requirement, start)):
             groups[-1] += [*pending, term]
+            spans[-1] = (spans[-1][0], end)
             pending = []
             continue
         if groups and _LIST_LINK.match(between):
             pending.append(term)
             continue
         groups += [[t] for t in pending]
+        spans += [(start, end)] * len(pending)
         pending = []
         groups.append([term])
+        spans.append((start, end))
     groups += [[term] for term in pending]
-    return [TermGroup(tuple(dict.fromkeys(g))) for g in groups]
+    spans += [(len(requirement), len(requirement))] * len(pending)
+    return [TermGroup(tuple(dict.fromkeys(g)), _is_open(requirement, span))
+            for g, span in zip(groups, spans, strict=True)]
+
+
+_OPEN_AFTER = re.compile(r"^[\s,)]*(?:or|and/or)\s+(?:an?\s+|any\s+|other\s+)?(?:similar|"
+                         r"equivalent|comparable|related|other|alike)\b", re.I)
+_OPEN_BEFORE = re.compile(r"\b(?:[Ss]uch as|e\.g\.?|[Ff]or example|for instance|like|including)"
+                          r"[\s:,(]*(?:[A-Z][\w-]*\s+)?$")
+
+
+def _is_open(requirement: str, span: tuple[int, int]) -> bool:
+    start, end = span
+    return bool(_OPEN_AFTER.match(requirement[end:end + 40])
+                or _OPEN_BEFORE.search(requirement[max(0, start - 30):start]))
 
 
 def attested_terms(text: str) -> frozenset[str]:

@@ -20,11 +20,21 @@ from interviewsim.prep.sections import sentences
 Reason = Literal["denial", "wish"]
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+_EXPERIENCE_VERB = (r"(?:used|use|worked|work|touched|operated|done|do|had|have|held|hold|led|"
+                    r"built|written|deployed|been|tried|managed|run|seen|practi[cs]ed|taken|"
+                    r"completed|passed|got|gained|shipped|developed|owned|applied|met|reached|"
+                    r"handled|supervised|driven|sold|closed|trained|qualified|certified)")
 _NEGATION = re.compile(
-    r"\b(?:never|not|n't|nor|yet to|have yet|has yet|none|nothing|lack(?:s|ing)?|unfamiliar|"
-    r"no (?:\w+[ -]){0,3}?(?:experience|exposure|background|knowledge|familiarity|training|"
-    r"idea|time|chance|opportunity|use)|no\b(?=[^.;:]*\byet\b)|little (?:or no )?(?:experience|"
-    r"exposure))\b|n't\b", re.I)
+    r"(?:^(?:no|not|never|none|nothing)\b"
+    r"|\b(?:i|i've|i'd|i'm|we|we've|we're)\b[^.;:,]{0,30}?(?:\bnever\b|\bnot\b|n't\b)"
+    r"|(?:\bnever|\bnot|n't)\s+(?:\w+\s+){0,2}?" + _EXPERIENCE_VERB + r"\b"
+    r"|\bno (?:\w+[ -]){0,3}?(?:experience|exposure|background|knowledge|familiarity|training|"
+    r"qualification|certificate|certification|licen[cs]e|degree|use)\b"
+    r"|\b(?:yet to|not yet|lack(?:s|ing)?|unfamiliar with|little (?:or no )?(?:experience|"
+    r"exposure))\b"
+    r"|\bno\b[^.;:]*\byet\b)", re.I)
+"""A clause denying the candidate's experience: "I have never used", "not yet", "no experience
+with", "haven't"; a negation about something else ("retries never double-charge") is not."""
 _WISH = re.compile(
     r"\b(?:would (?:like|love)|'d (?:like|love)|keen to|eager to|planning to|plan to|plans to|"
     r"hope to|hoping to|interested in|want to|wants to|wish to|aspire|intend to|aim to|"
@@ -47,7 +57,7 @@ class SetAside:
 
 def clause_reason(clause: str) -> Reason | None:
     """Why a clause cannot attest its terms (None: it can)."""
-    plain = clause.translate(_APOSTROPHES)
+    plain = clause.translate(_APOSTROPHES).strip()
     if _WISH.search(plain):
         return "wish"
     if _NEGATION.search(plain):
