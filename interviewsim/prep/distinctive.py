@@ -235,7 +235,8 @@ def _name_sense(token: str, index: int, lowered: list[str], text: str, offset: i
     if token[:1].isupper() and not _sentence_initial(text, offset):
         return True
     near = lowered[max(0, index - 3):index] + lowered[index + 1:index + 4]
-    return any(word in KNOWN_TERMS and word not in AMBIGUOUS for word in near) and token[:1].isupper()
+    return token[:1].isupper() and any(word in KNOWN_TERMS and word not in AMBIGUOUS
+                                       for word in near)
 
 
 def required_years(requirement: str) -> int | None:

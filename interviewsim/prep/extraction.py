@@ -29,28 +29,42 @@ Extractor = Literal["lexical", "llm"]
 IMPORTANCE: dict[SectionKind, int] = {"requirements": 4, "duties": 3, "nice": 2, "other": 3}
 """Importance by where a requirement sits: a must-have ranks above a stated duty, a
 nice-to-have below both (the model path rates 1 to 5 itself)."""
-_CLAUSE_START = (r"(?:can|know|have|has|are|is|hold|speak|write|understand|enjoy|bring|like|love|"
-                 r"thrive|take|own|care|keep|use|build|work|communicate|want|feel|show|lead|"
-                 r"manage|stay|get|make|see|handle|think|explain|read|run|do|will|should|must|"
-                 r"you)\b")
-_BUNDLE = re.compile(r"(?:;\s+|,\s+(?:and\s+|or\s+)?(?=" + _CLAUSE_START + r")"
-                     r"|\s+and\s+(?=" + _CLAUSE_START + r"))", re.I)
-MIN_PART_WORDS = 2
+_CLAUSE_START = (r"(?:(?:if\s+)?you|can|know|have|has|are|is|hold|speak|write|understand|enjoy|"
+                 r"bring|like|love|thrive|take|own|care|keep|use|build|work|communicate|want|"
+                 r"feel|show|lead|manage|stay|get|make|see|handle|think|explain|read|run|do|"
+                 r"will|should|must|review|share|maintain|support|mentor|coordinate|ensure|"
+                 r"report|train|plan|prepare|deliver|drive|partner)\b"
+                 r"(?!\s*(?:,|and\b|or\b))")
+"""A word that opens a new clause after a comma — unless a verb list goes on ("design, build
+and operate the pipelines" is one duty)."""
+_BUNDLE = re.compile(r";\s+|,\s+(?:and\s+|or\s+)?(?=" + _CLAUSE_START + ")", re.I)
+_SUBORDINATE = re.compile(r"^(?:because|as|when|if|since|while|although|though|whether)\b",
+                          re.I)
+MIN_PART_WORDS = 3
 
 
 def split_bundle(sentence: str) -> list[str]:
-    """A sentence asking for several things, cut where a new clause starts (``…, and can
-    explain …``; ``…; …``); a list of alternatives or of nouns stays whole."""
-    parts = [part.strip(" ,;") for part in _BUNDLE.split(sentence)]
-    if any(len(part.split()) < MIN_PART_WORDS for part in parts):
+    """A sentence asking for several things, cut where a new clause starts (``…, and you can
+    explain …``; ``…; …``); a list of alternatives, of nouns or of verbs stays whole, and so
+    does a leading "Because …," clause (it belongs to the one after it)."""
+    cuts = list(_BUNDLE.finditer(sentence))
+    if cuts and _SUBORDINATE.match(sentence):
+        cuts = cuts[1:]
+    bounds = [0, *(c.start() for c in cuts), len(sentence)]
+    starts = [0, *(c.end() for c in cuts)]
+    parts = [sentence[a:b].strip(" ,;") for a, b in zip(starts, bounds[1:], strict=True)]
+    if len(parts) == 1 or any(len(part.split()) < MIN_PART_WORDS for part in parts):
         return [sentence]
-    return [part for part in parts if part]
+    return parts
+
+
+_INTRO = re.compile(r"^(?:we\s+are|we're|we)\s+(?:looking|seeking|hiring|searching)\b", re.I)
 
 
 def _wanted(kind: SectionKind, sentence: str, listed: bool) -> SectionKind | None:
     """The kind a candidate sentence is extracted as, or None when it is not a requirement."""
     own = sentence_kind(sentence)
-    if own in ("benefits", "apply"):
+    if own in ("benefits", "apply") or (not listed and _INTRO.match(sentence)):
         return None
     if kind in ("benefits", "apply", "company"):
         return None

@@ -22,8 +22,8 @@ from interviewsim.prep.models import (
     Verdict,
     VerdictChange,
     normalize,
-    requirement_id,
 )
+from interviewsim.prep.models import requirement_id as numbered_id
 from interviewsim.text.coverage import DocumentFrequencies, coverage
 
 
@@ -68,7 +68,7 @@ def extraction_gate(requirements: Sequence[Requirement], posting: str,
                         f"{settings.max_requirements} (raise --max-requirements)")
     first_seen: dict[str, str] = {}
     for index, requirement in enumerate(requirements):
-        expected = requirement_id(index + 1)
+        expected = numbered_id(index + 1)
         if requirement.id != expected:
             problems.append(f"extraction: requirement {index + 1} has id {requirement.id}; "
                             f"expected {expected}")

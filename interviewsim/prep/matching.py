@@ -20,6 +20,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from interviewsim.prep.attestation import Judgment, Reading, judge, read_item
 from interviewsim.prep.modelcall import PrepCall, PrepClient, call_json
 from interviewsim.prep.models import (
     Coverage,
@@ -28,7 +29,6 @@ from interviewsim.prep.models import (
     Requirement,
     Verdict,
 )
-from interviewsim.prep.attestation import Judgment, Reading, judge, read_item
 from interviewsim.text.coverage import DocumentFrequencies
 
 Matcher = Literal["lexical", "llm"]
