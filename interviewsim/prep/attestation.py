@@ -32,9 +32,11 @@ from interviewsim.prep.distinctive import (
     distinctive_groups,
     required_years,
     stated_years,
+    stem,
 )
 from interviewsim.prep.models import Coverage
 from interviewsim.prep.polarity import SetAside, affirmative
+from interviewsim.prep.quantities import unmet_bar
 from interviewsim.text.coverage import DocumentFrequencies, terms
 from interviewsim.text.numbers import NUMBER_WORDS
 
@@ -57,23 +59,13 @@ FAMILIES = (
 """Names of one kind: one attests another only in part, unless the posting accepts "similar"."""
 _LIMITED = re.compile(r"\bonly (?:for|on|in|with|at|as|a|small|occasional|basic|briefly)\b|"
                       r"\b(?:a little|some exposure|basic knowledge|limited)\b", re.I)
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "ed", "es", "er", "s")
-
-
-def stem(word: str) -> str:
-    """A light suffix strip, so "supervise" and "supervising" meet (never below 4 letters)."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)].rstrip("e")
-    return word.rstrip("e") if len(word) > 4 else word
-
-
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(t) for t in terms(text))
 
 
 @dataclass(frozen=True)
 class Clause:
+    text: str
     names: frozenset[str]
     stems: frozenset[str]
     years: int | None
@@ -95,11 +87,11 @@ def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
     """An item's affirmative clauses; ``extra`` (its title and tags) count as one more clause
     unless the item denies or wishes something."""
     kept, dropped = affirmative(text)
-    clauses = [Clause(attested_terms(c), _stems(c), stated_years(c), bool(_LIMITED.search(c)))
-               for c in kept]
+    clauses = [Clause(c, attested_terms(c), _stems(c), stated_years(c),
+                      bool(_LIMITED.search(c))) for c in kept]
     if extra and not dropped:
         joined = "\n".join(extra)
-        clauses.append(Clause(attested_terms(joined), _stems(joined), None, False))
+        clauses.append(Clause(joined, attested_terms(joined), _stems(joined), None, False))
     affirmed = frozenset().union(*(c.stems for c in clauses)) if clauses else frozenset()
     denied = frozenset().union(*(_stems(d.text) for d in dropped)) - affirmed if dropped else (
         frozenset())
@@ -195,7 +187,7 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
         judgment = _by_names(groups, scored, max_citations, notes)
     else:
         judgment = _by_coverage(scored, claimed, threshold, max_citations, notes)
-    return _years_rule(requirement, judgment)
+    return _bar_rule(requirement, _years_rule(requirement, judgment), readings)
 
 
 Scored = tuple[Reading, float, tuple[str, ...], int | None]
@@ -276,4 +268,17 @@ def _years_rule(requirement: str, judgment: Judgment) -> Judgment:
     return Judgment("PARTIAL", judgment.cited, judgment.score, judgment.matched,
                     f"{judgment.reason}; the posting asks {needed}+ years and the evidence "
                     f"{have}", f"{needed}+ years (the evidence {have})", judgment.set_aside,
+                    judgment.years)
+
+
+def _bar_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]) -> Judgment:
+    """FULL becomes PARTIAL when a cited item states a smaller count than the posting's bar."""
+    if judgment.coverage != "FULL":
+        return judgment
+    cited = [r for r in readings if r.item_id in judgment.cited]
+    short = unmet_bar(requirement, (c.text for r in cited for c in r.clauses))
+    if short is None:
+        return judgment
+    return Judgment("PARTIAL", judgment.cited, judgment.score, judgment.matched,
+                    f"{judgment.reason}; but the posting {short}", short, judgment.set_aside,
                     judgment.years)

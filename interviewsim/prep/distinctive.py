@@ -38,9 +38,11 @@ quickbooks netsuite shopify marketo outlook powerpoint word wms erp crm cdl
 """Tool and standard names that postings write in lower case or at the start of a line."""
 
 AMBIGUOUS = frozenset("go rust swift spring react express chef puppet salt can excel spark "
-                      "ruby word lambda beam hive flask outlook epic sap".split())
+                      "ruby word lambda beam hive flask outlook epic sap rest access teams "
+                      "project".split())
 """Names that are also ordinary words: a term only where capitalised, attested only so."""
-_PLAIN_AT_START = frozenset("can word express salt chef epic beam hive lambda outlook".split())
+_PLAIN_AT_START = frozenset("can word express salt chef epic beam hive lambda outlook rest "
+                            "access teams project".split())
 
 GENERIC = frozenset("""
 experience experienced years year yrs building build built production services service
@@ -246,9 +248,13 @@ def required_years(requirement: str) -> int | None:
     return None
 
 
+_MONTHS = re.compile(r"\b(\d{1,3}|" + "|".join(WORD_VALUES) + r")\s*months?\b", re.I)
+
+
 def stated_years(text: str) -> int | None:
-    """The most years a piece of evidence states ("seven years", "for 6 years")."""
+    """The most whole years a piece of evidence states ("seven years", "18 months")."""
     found = [_number(m.group(1)) for m in _YEARS.finditer(text)]
+    found += [_number(m.group(1)) // 12 for m in _MONTHS.finditer(text)]
     return max(found) if found else None
 
 
@@ -257,3 +263,14 @@ def _number(word: str) -> int:
     if word == "a decade":
         return 10
     return int(word) if word.isdigit() else WORD_VALUES[word]
+
+
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "ed", "es", "er", "s")
+
+
+def stem(word: str) -> str:
+    """A light suffix strip, so "supervise" and "supervising" meet (never below 4 letters)."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)].rstrip("e")
+    return word.rstrip("e") if len(word) > 4 else word

@@ -32,7 +32,11 @@ _NEGATION = re.compile(
     r"qualification|certificate|certification|licen[cs]e|degree|use)\b"
     r"|\b(?:yet to|not yet|lack(?:s|ing)?|unfamiliar with|little (?:or no )?(?:experience|"
     r"exposure))\b"
-    r"|\bno\b[^.;:]*\byet\b)", re.I)
+    r"|\bno\b[^.;:]*\byet\b"
+    r"|\b(?:only|just) (?:read|heard|watched|seen|observed|shadowed)\b"
+    r"|\b(?:handled|done|owned|kept|run|managed|booked|covered|led|made|signed) by (?:the|my|our|"
+    r"another|a|other)\b"
+    r"|\bnot (?:had|something)\b)", re.I)
 """A clause denying the candidate's experience: "I have never used", "not yet", "no experience
 with", "haven't"; a negation about something else ("retries never double-charge") is not."""
 _WISH = re.compile(
@@ -40,7 +44,10 @@ _WISH = re.compile(
     r"hope to|hoping to|interested in|want to|wants to|wish to|aspire|intend to|aim to|"
     r"looking forward to|goal is to|next step is|on my list|(?:am|'m|currently|now|just) "
     r"(?:learning|studying|starting to learn|picking up)|started learning|would welcome|"
-    r"(?:will|going to) (?:learn|study|pick up|get))\b", re.I)
+    r"(?:will|going to) (?:learn|study|pick up|get|start|take|enrol|enroll)|looking to|"
+    r"(?:am|'m|currently) (?:enrolled|booked onto|signed up|registered for|waiting)|"
+    r"applied (?:for|to)|one day|some ?day|in the future|would be keen|next (?:year|spring|"
+    r"summer|autumn|fall|winter|month|term))\b", re.I)
 _CLAUSE_BREAK = re.compile(
     r"\s*[;:()\u2014\u2013]\s*|\s+-\s+|\s+\b(?:but|although|though|however|whereas|while|"
     r"except)\b\s*|,\s*(?=(?:never|not|no|although|though|but|yet|and (?:I )?(?:never|not|"
