@@ -158,15 +158,17 @@ def _weights(claimed: Sequence[str], requirement: str,
     return weights
 
 
-def _coverage(claimed: Sequence[str], weights: dict[str, float], reading: Reading
-              ) -> tuple[float, tuple[str, ...], int | None]:
+def _coverage(claimed: Sequence[str], weights: dict[str, float], reading: Reading,
+              display: dict[str, str]) -> tuple[float, tuple[str, ...], int | None]:
+    """The weighted share of ``claimed`` stems the item affirms, the requirement's words for
+    them (as the posting spells them), and the most years the clauses with them state."""
     seen = frozenset().union(*(c.stems for c in reading.clauses)) if reading.clauses else (
         frozenset())
     matched = tuple(t for t in claimed if t in seen)
     total = math.fsum(weights[t] for t in claimed)
     score = math.fsum(weights[t] for t in matched) / total if total else 0.0
     years = [c.years for c in reading.clauses if c.years is not None and c.stems & set(matched)]
-    return score, matched, max(years) if years else None
+    return score, tuple(display[t] for t in matched), max(years) if years else None
 
 
 def _notes(readings: Sequence[Reading], requirement: str) -> tuple[tuple[str, SetAside], ...]:
@@ -181,7 +183,8 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
     groups = distinctive_groups(requirement)
     claimed = content_stems(requirement)
     weights = _weights(claimed, requirement, frequencies)
-    scored = [(r, *_coverage(claimed, weights, r)) for r in readings]
+    display = {stem(t): t for t in sorted(terms(requirement), reverse=True)}
+    scored = [(r, *_coverage(claimed, weights, r, display)) for r in readings]
     notes = _notes(readings, requirement)
     if groups:
         judgment = _by_names(groups, scored, max_citations, notes)

@@ -29,7 +29,7 @@ from interviewsim.prep.models import (
     Requirement,
     Verdict,
 )
-from interviewsim.text.coverage import DocumentFrequencies
+from interviewsim.text.coverage import DocumentFrequencies, terms
 
 Matcher = Literal["lexical", "llm"]
 
@@ -60,11 +60,28 @@ def _reading(item: EvidenceItem) -> Reading:
     return read_item(item.id, fields[0][1], [text for _, text in fields[1:]])
 
 
-def _explanation(judged: Judgment) -> str:
-    """The rule's reason, plus the sentences set aside (at most two) and why."""
+def _provenance(judged: Judgment, items: dict[str, EvidenceItem]) -> str:
+    """The matched terms the first cited item's main text lacks, by the field that has them."""
+    if not judged.cited:
+        return ""
+    fields = matched_fields(items[judged.cited[0]])
+    in_text = terms(fields[0][1])
+    extra: dict[str, list[str]] = {}
+    for term in judged.matched:
+        if term not in in_text:
+            field = next((name for name, text in fields[1:] if term in terms(text)), None)
+            if field is not None:
+                extra.setdefault(field, []).append(term)
+    found = "; ".join(f"from its {name}: {', '.join(words)}" for name, words in extra.items())
+    return f" ({found})" if found else ""
+
+
+def _explanation(judged: Judgment, items: dict[str, EvidenceItem]) -> str:
+    """The rule's reason, where a title or tag supplied a term, and the sentences set aside
+    (at most two) with why."""
     notes = [f"set aside {item_id} \"{aside.text[:80]}\" ({_ASIDE[aside.reason]})"
              for item_id, aside in judged.set_aside[:2]]
-    return "; ".join([judged.reason, *notes])
+    return "; ".join([judged.reason + _provenance(judged, items), *notes])
 
 
 _ASIDE = {"denial": "a denial attests nothing", "wish": "a wish or plan is not experience"}
@@ -81,12 +98,13 @@ def match_lexical(requirements: Sequence[Requirement], evidence: Sequence[Eviden
     """
     frequencies = reference if reference is not None else reference_frequencies(evidence)
     readings = [_reading(item) for item in evidence]
+    items = {item.id: item for item in evidence}
     verdicts: list[Verdict] = []
     for requirement in requirements:
         judged = judge(requirement.text, readings, frequencies, settings.match_threshold,
                        settings.max_citations)
         verdicts.append(Verdict(requirement_id=requirement.id, coverage=judged.coverage,
-                                evidence_ids=judged.cited, explanation=_explanation(judged),
+                                evidence_ids=judged.cited, explanation=_explanation(judged, items),
                                 confidence=round(min(1.0, judged.score), 4),
                                 missing=judged.missing, matched_terms=judged.matched))
     return verdicts
