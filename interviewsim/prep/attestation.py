@@ -81,6 +81,7 @@ class Reading:
     denied: frozenset[str]
     """Stems the item mentions only in set-aside clauses."""
     set_aside: tuple[SetAside, ...]
+    set_aside_stems: tuple[frozenset[str], ...] = ()
 
 
 def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
@@ -95,7 +96,8 @@ def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
     affirmed = frozenset().union(*(c.stems for c in clauses)) if clauses else frozenset()
     denied = frozenset().union(*(_stems(d.text) for d in dropped)) - affirmed if dropped else (
         frozenset())
-    return Reading(item_id, tuple(clauses), denied, tuple(dropped))
+    return Reading(item_id, tuple(clauses), denied, tuple(dropped),
+                   tuple(_stems(d.text) for d in dropped))
 
 
 def _has(term: str, names: frozenset[str]) -> bool:
@@ -106,8 +108,8 @@ def _has(term: str, names: frozenset[str]) -> bool:
                      *(a for a, b in _SPELLINGS if b == word)}
         if spellings & names:
             return True
-        return any(n.startswith(word) and n[len(word):][:1].isdigit() for n in names
-                   if "-" in word)
+        return "-" in word and any(n.startswith(word) and n[len(word):][:1].isdigit()
+                                   for n in names)
     return all(one(word) for word in term.split())
 
 
@@ -173,8 +175,12 @@ def _coverage(claimed: Sequence[str], weights: dict[str, float], reading: Readin
 
 def _notes(readings: Sequence[Reading], requirement: str) -> tuple[tuple[str, SetAside], ...]:
     """Set-aside clauses that mention one of the requirement's terms."""
-    wanted = {stem(t) for t in terms(requirement)} - {stem(g) for g in GENERIC}
-    return tuple((r.item_id, d) for r in readings for d in r.set_aside if _stems(d.text) & wanted)
+    wanted = {stem(t) for t in terms(requirement)} - _GENERIC_STEMS
+    return tuple((r.item_id, d) for r in readings
+                 for d, said in zip(r.set_aside, r.set_aside_stems, strict=True) if said & wanted)
+
+
+_GENERIC_STEMS = frozenset(stem(g) for g in GENERIC)
 
 
 def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFrequencies,

@@ -14,6 +14,7 @@ through RabbitMQ" is not Go.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -268,6 +269,7 @@ def _number(word: str) -> int:
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "ed", "es", "er", "s")
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix strip, so "supervise" and "supervising" meet (never below 4 letters)."""
     for suffix in _SUFFIXES:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,8 +41,12 @@ from interviewsim.prep.sources import read_text_file
 Run = Callable[[str, list[EvidenceItem]], tuple[list[Requirement], list[Verdict]]]
 """One path: posting text and evidence in, requirements and their verdicts out."""
 
-RATES = ("false_proof", "over_credit", "false_gap", "full_precision", "full_recall",
-         "extraction_precision", "extraction_recall")
+RATES = ("false_proof", "over_credit", "false_gap", "denial_or_wish_full", "full_precision",
+         "full_recall", "extraction_precision", "extraction_recall")
+LOWER_IS_BETTER = frozenset({"false_proof", "over_credit", "false_gap", "denial_or_wish_full"})
+_POLARITY_WHY = re.compile(r"\b(?:never|not|no|wish|wishes|plan|plans|planning|hope|keen|"
+                           r"interest|interested|would like|yet)\b", re.I)
+"""A gold GAP whose reason names a denial or a wish (the set's writers say so in ``why``)."""
 Z95 = 1.959963984540054
 
 
@@ -97,6 +102,8 @@ class Tally:
 
     pairs: list[tuple[Coverage, Coverage]] = field(default_factory=list)
     """(gold, shown) for every found gold requirement."""
+    polarity: list[Coverage] = field(default_factory=list)
+    """What was shown for each found gold GAP that a denial or a wish explains."""
     gold: int = 0
     found: int = 0
     extracted: int = 0
@@ -117,6 +124,7 @@ class Tally:
             "false_proof": Rate(count({"GAP"}, {"FULL"}), total({"GAP"})),
             "over_credit": Rate(count({"PARTIAL"}, {"FULL"}), total({"PARTIAL"})),
             "false_gap": Rate(count({"FULL"}, {"GAP"}), total({"FULL"})),
+            "denial_or_wish_full": Rate(self.polarity.count("FULL"), len(self.polarity)),
             "full_precision": Rate(count({"FULL"}, {"FULL"}),
                                    sum(s == "FULL" for _, s in self.pairs)),
             "full_recall": Rate(count({"FULL"}, {"FULL"}), total({"FULL"})),
@@ -191,6 +199,8 @@ def score_case(case: Case, requirements: Sequence[Requirement], verdicts: Sequen
             continue
         tally.found += 1
         tally.pairs.append((label.verdict, shown[hit]))
+        if label.verdict == "GAP" and _POLARITY_WHY.search(label.why):
+            tally.polarity.append(shown[hit])
         if label.verdict != shown[hit]:
             tally.errors.append((f"{case.name}: {label.key_phrase}", label.verdict, shown[hit]))
 
@@ -231,8 +241,7 @@ def regressions(current: dict[str, float | None], baseline: dict[str, float | No
         now, then = current.get(name), baseline.get(name)
         if now is None or then is None:
             continue
-        lower_is_better = name in ("false_proof", "over_credit", "false_gap")
-        delta = now - then if lower_is_better else then - now
+        delta = now - then if name in LOWER_IS_BETTER else then - now
         if delta > tolerance:
             worse.append(f"{name} {now * 100:.1f}% vs baseline {then * 100:.1f}% "
                          f"(tolerance {tolerance * 100:.1f} points)")
