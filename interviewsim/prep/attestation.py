@@ -11,11 +11,14 @@ Rules, in order (all deterministic; PARTIAL comes only from the rules, never fro
    posting itself accepts a comparable one ("Kafka or a similar broker", "such as"). Some
    attested (fully or in part) is PARTIAL, naming what is missing; none is GAP.
 3. A requirement without distinctive terms is FULL when one item attests at least the
-   threshold of its weighted non-generic terms (suffixes aside: supervise ~ supervising); GAP
-   otherwise. Generic words carry no weight. A term the cited item explicitly denies ("I have
-   not held a budget") makes it PARTIAL.
+   threshold of its weighted non-generic terms, and two of them when it has more than two
+   (one shared word is not proof of a longer requirement), suffixes aside (supervise ~
+   supervising); GAP otherwise. Generic words carry no weight. A term the cited item
+   explicitly denies ("I have not held a budget") makes it PARTIAL.
 4. "N+ years" is compared with the years stated in the clauses that attest the requirement:
    fewer, or none stated, is PARTIAL.
+5. A count the posting sets ("a 32-bed unit") is compared with the count the cited evidence
+   states for the same noun (:mod:`interviewsim.prep.quantities`): smaller is PARTIAL.
 """
 
 from __future__ import annotations
@@ -245,7 +248,8 @@ def _by_names(groups: list[TermGroup], scored: list[Scored], max_citations: int,
 def _by_coverage(scored: list[Scored], claimed: Sequence[str], threshold: float,
                  max_citations: int, notes: tuple[tuple[str, SetAside], ...]) -> Judgment:
     ranked = sorted(scored, key=lambda s: -s[1])
-    cited = [s for s in ranked if s[1] >= threshold and s[2]][:max_citations]
+    needed = 1 if len(claimed) <= 2 else 2
+    cited = [s for s in ranked if s[1] >= threshold and len(s[2]) >= needed][:max_citations]
     if not cited:
         best = ranked[0] if ranked else None
         if best is None or not best[2]:
