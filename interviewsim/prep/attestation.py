@@ -85,6 +85,8 @@ class Reading:
     """Stems the item mentions only in set-aside clauses."""
     set_aside: tuple[SetAside, ...]
     set_aside_stems: tuple[frozenset[str], ...] = ()
+    denied_names: frozenset[str] = frozenset()
+    """Names the item mentions only in set-aside clauses ("I have not used Spark")."""
 
 
 def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
@@ -99,8 +101,10 @@ def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
     affirmed = frozenset().union(*(c.stems for c in clauses)) if clauses else frozenset()
     denied = frozenset().union(*(_stems(d.text) for d in dropped)) - affirmed if dropped else (
         frozenset())
+    named = frozenset().union(*(c.names for c in clauses)) if clauses else frozenset()
+    denied_names = attested_terms("\n".join(d.text for d in dropped)) - named
     return Reading(item_id, tuple(clauses), denied, tuple(dropped),
-                   tuple(_stems(d.text) for d in dropped))
+                   tuple(_stems(d.text) for d in dropped), denied_names)
 
 
 def _has(term: str, names: frozenset[str]) -> bool:
@@ -108,7 +112,8 @@ def _has(term: str, names: frozenset[str]) -> bool:
     ("cortex-m" by "cortex-m4")."""
     def one(word: str) -> bool:
         spellings = {word, *(b for a, b in _SPELLINGS if a == word),
-                     *(a for a, b in _SPELLINGS if b == word)}
+                     *(a for a, b in _SPELLINGS if b == word),
+                     word[:-1] if word.endswith("s") and len(word) > 3 else f"{word}s"}
         if spellings & names:
             return True
         return "-" in word and any(n.startswith(word) and n[len(word):][:1].isdigit()
@@ -205,12 +210,17 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
 Scored = tuple[Reading, float, tuple[str, ...], int | None]
 
 
-def _levels(groups: Sequence[TermGroup], reading: Reading) -> tuple[list[int], int | None]:
-    """Each group's best level in the item, and the most years its attesting clauses state."""
+def _levels(groups: Sequence[TermGroup], reading: Reading, denied_elsewhere: frozenset[str]
+            ) -> tuple[list[int], int | None]:
+    """Each group's best level in the item, and the most years its attesting clauses state.
+    A name another item denies ("I have not used Spark") is attested here only in part: the
+    evidence contradicts itself, and a contradiction is not proof."""
     levels = [0] * len(groups)
     years: list[int] = []
+    contradicted = [any(_has(t, denied_elsewhere) for t in g.terms) for g in groups]
     for clause in reading.clauses:
-        found = [group_level(g, clause) for g in groups]
+        found = [min(group_level(g, clause), 1 if doubt else 2)
+                 for g, doubt in zip(groups, contradicted, strict=True)]
         levels = [max(a, b) for a, b in zip(levels, found, strict=True)]
         if any(found) and clause.years is not None:
             years.append(clause.years)
@@ -219,7 +229,10 @@ def _levels(groups: Sequence[TermGroup], reading: Reading) -> tuple[list[int], i
 
 def _by_names(groups: list[TermGroup], scored: list[Scored], max_citations: int,
               notes: tuple[tuple[str, SetAside], ...]) -> Judgment:
-    hits = [(s, *_levels(groups, s[0])) for s in scored]
+    denials = [(s[0].item_id, s[0].denied_names) for s in scored]
+    hits = [(s, *_levels(groups, s[0], frozenset().union(
+        *(names for item_id, names in denials if item_id != s[0].item_id))))
+        for s in scored]
     supporting = sorted((h for h in hits if any(h[1])),
                         key=lambda h: (-sum(h[1]), -h[0][1]))[:max_citations]
     best = [max((h[1][i] for h in supporting), default=0) for i in range(len(groups))]

@@ -34,11 +34,21 @@ _NEGATION = re.compile(
     r"exposure))\b"
     r"|\bno\b[^.;:]*\byet\b"
     r"|\b(?:only|just) (?:read|heard|watched|seen|observed|shadowed)\b"
-    r"|\b(?:handled|done|owned|kept|run|managed|booked|covered|led|made|signed) by (?:the|my|our|"
-    r"another|a|other)\b"
-    r"|\bnot (?:had|something)\b)", re.I)
+    r"|\bnot (?:had|something|formally|currently|certified|licen[cs]ed|registered|qualified|"
+    r"trained|fully)\b"
+    r"|\b(?:have|has|had|hold|held) no\b|\bnone of\b|\b(?:expired|lapsed|revoked|suspended)\b"
+    r"|\bwithout (?:any )?(?:formal |hands-on |direct |real |professional )?(?:experience|"
+    r"training|certification|qualification)\b"
+    r"|\b(?:colleagues?|manager|supervisor|boss|contractors?|vendors?|consultants?|"
+    r"predecessor|(?:other|another|platform|partner) team|someone else|others)\s+(?:\w+\s+){0,2}?"
+    r"(?:did|does|handled|handles|ran|runs|owned|owns|managed|manages|looked after|wrote|"
+    r"built|led|leads|set up|configured|kept|took care)\b"
+    r"|\b(?:looked after|taken care of|done|handled|run|owned|managed|covered|written|built|"
+    r"configured|kept|booked|led|made|signed) by (?!me\b|myself\b))", re.I)
 """A clause denying the candidate's experience: "I have never used", "not yet", "no experience
-with", "haven't"; a negation about something else ("retries never double-charge") is not."""
+with", "haven't", a lapsed credential, or work someone else did ("the platform team looked
+after it", "booked by the day office"); a negation about something else ("retries never
+double-charge") is not."""
 _WISH = re.compile(
     r"\b(?:would (?:like|love)|'d (?:like|love)|keen to|eager to|planning to|plan to|plans to|"
     r"hope to|hoping to|interested in|want to|wants to|wish to|aspire|intend to|aim to|"
@@ -47,7 +57,12 @@ _WISH = re.compile(
     r"(?:will|going to) (?:learn|study|pick up|get|start|take|enrol|enroll)|looking to|"
     r"(?:am|'m|currently) (?:enrolled|booked onto|signed up|registered for|waiting)|"
     r"applied (?:for|to)|one day|some ?day|in the future|would be keen|next (?:year|spring|"
-    r"summer|autumn|fall|winter|month|term))\b", re.I)
+    r"summer|autumn|fall|winter|month|term)|(?:happy|willing|open|ready|quick) to learn|"
+    r"open to learning|(?:can|could) learn|learn quickly|working towards?|studying for|"
+    r"preparing for|sitting (?:the|my)|due to (?:finish|complete|start|sit|qualify)|pending|"
+    r"in progress|considering|thinking (?:about|of)|exploring|would (?:enjoy|relish)|hopeful|"
+    r"aspiring|on my radar|(?:have|'ve) (?:signed up|registered|enrolled|applied)|am due|"
+    r"expect to (?:finish|complete|qualify|pass|start))\b", re.I)
 _CLAUSE_BREAK = re.compile(
     r"\s*[;:()\u2014\u2013]\s*|\s+-\s+|\s+\b(?:but|although|though|however|whereas|while|"
     r"except)\b\s*|,\s*(?=(?:never|not|no|although|though|but|yet|and (?:I )?(?:never|not|"
