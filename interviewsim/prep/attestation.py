@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from interviewsim.prep.distinctive import (
     GENERIC,
@@ -155,6 +155,8 @@ class Judgment:
     set_aside: tuple[tuple[str, SetAside], ...]
     years: int | None = None
     """The most years the clauses behind the verdict state."""
+    quote: str | None = None
+    """The affirmative clause of the first cited item that best attests the requirement."""
 
 
 def _weights(claimed: Sequence[str], requirement: str,
@@ -204,7 +206,20 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
         judgment = _by_names(groups, scored, max_citations, notes)
     else:
         judgment = _by_coverage(scored, claimed, threshold, max_citations, notes)
-    return _bar_rule(requirement, _years_rule(requirement, judgment), readings)
+    judged = _bar_rule(requirement, _years_rule(requirement, judgment), readings)
+    return replace(judged, quote=_quote(judged, readings, groups, claimed))
+
+
+def _quote(judgment: Judgment, readings: Sequence[Reading], groups: Sequence[TermGroup],
+           claimed: Sequence[str]) -> str | None:
+    """The clause a reader should check: the first cited item's that names most of the
+    requirement (its distinctive terms first, then its other words)."""
+    if not judgment.cited:
+        return None
+    reading = next(r for r in readings if r.item_id == judgment.cited[0])
+    best = max(reading.clauses, key=lambda c: (sum(group_level(g, c) for g in groups),
+                                               len(c.stems & set(claimed))), default=None)
+    return best.text if best is not None else None
 
 
 Scored = tuple[Reading, float, tuple[str, ...], int | None]
@@ -248,7 +263,8 @@ def _by_names(groups: list[TermGroup], scored: list[Scored], max_citations: int,
     years = max((h[2] for h in supporting if h[2] is not None), default=None)
     score = supporting[0][0][1]
     if part or missing:
-        lacking = [*missing, *(f"{p} (only in part)" for p in part)]
+        lacking = [*missing, *(f"{p} itself (only a related name or limited use)"
+                               for p in part)]
         said = f"{', '.join(cited)} affirm {', '.join(full)}" if full else (
             f"{', '.join(cited)} affirm only related or limited use")
         return Judgment("PARTIAL", cited, score, matched, f"{said}; not shown: "

@@ -45,8 +45,9 @@ def gap_queue(requirements: Sequence[Requirement], verdicts: Sequence[Verdict],
 
 def clarification_question(requirement: Requirement) -> str:
     """The question for a gap, from the requirement's words: one example, the method, the result."""
-    return (f"The posting asks for: \"{requirement.text}\". Tell me about one specific time you "
-            "did this: what the situation was, how you went about it, and what came of it.")
+    return (f"The posting asks for: \"{requirement.text.rstrip(' .')}\". Tell me about one "
+            "specific time you did this: what the situation was, how you went about it, and "
+            "what came of it.")
 
 
 ASSESS_RULES = """

@@ -197,8 +197,9 @@ def distinctive_groups(requirement: str) -> list[TermGroup]:
         spans.append((start, end))
     groups += [[term] for term in pending]
     spans += [(len(requirement), len(requirement))] * len(pending)
-    return [TermGroup(tuple(dict.fromkeys(g)), _is_open(requirement, span))
-            for g, span in zip(groups, spans, strict=True)]
+    found = [TermGroup(tuple(dict.fromkeys(g)), _is_open(requirement, span))
+             for g, span in zip(groups, spans, strict=True)]
+    return [g for i, g in enumerate(found) if g.terms not in [h.terms for h in found[:i]]]
 
 
 _OPEN_AFTER = re.compile(r"^[\s,)]*(?:or|and/or)\s+(?:an?\s+|any\s+|other\s+)?(?:similar|"

@@ -81,7 +81,8 @@ def _explanation(judged: Judgment, items: dict[str, EvidenceItem]) -> str:
     (at most two) with why."""
     notes = [f"set aside {item_id} \"{aside.text[:80]}\" ({_ASIDE[aside.reason]})"
              for item_id, aside in judged.set_aside[:2]]
-    return "; ".join([judged.reason + _provenance(judged, items), *notes])
+    quote = f' — "{" ".join(judged.quote.split())[:160]}"' if judged.quote else ""
+    return "; ".join([judged.reason + _provenance(judged, items) + quote, *notes])
 
 
 _ASIDE = {"denial": "a denial attests nothing", "wish": "a wish or plan is not experience"}
