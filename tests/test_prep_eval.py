@@ -106,3 +106,19 @@ def test_the_documented_prose_plan_is_what_prep_match_writes_and_keeps_its_promi
             assert ' — "' in verdict["explanation"]
         else:
             assert f'asks for: "{requirement["text"].rstrip(" .")}"' in plan
+
+
+def test_the_llm_path_is_scored_through_the_same_graph_with_the_configured_model(
+        tmp_path: Path) -> None:
+    """With the fixture model (a deterministic stand-in) the command runs the llm path end to
+    end; its numbers say nothing about a real model."""
+    part = tmp_path / "one"
+    part.mkdir()
+    for suffix in (".posting.md", ".evidence.yaml", ".labels.jsonl"):
+        source = SET / "tune" / f"backend_tallis{suffix}"
+        (part / source.name).write_bytes(source.read_bytes())
+    result = CliRunner().invoke(cli, ["prep", "eval", str(part), "--path", "lexical", "--path",
+                                      "llm", "--params", str(REPO / "data" / "prep" /
+                                                             "params.fixture.yaml")])
+    assert result.exit_code == 0, result.output
+    assert "| lexical | one |" in result.output and "| llm | one |" in result.output
