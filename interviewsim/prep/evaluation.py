@@ -4,12 +4,13 @@ A false proof (a real gap shown as met) leaves a weakness unprepared; a false ga
 requirement shown as missing) wastes preparation on a strength. They are counted apart, each with
 a Wilson interval (the sets are small; a rate without one says more than it knows).
 
-The set (docs/PREP.md, "Evaluation set"): a folder per part (``tune``, ``holdout``), in it per
-posting NAME a ``NAME.posting.*`` text, ``NAME.evidence.yaml`` and ``NAME.labels.jsonl`` (one
-gold requirement a line: ``key_phrase``, ``requirement``, ``importance``, ``verdict``,
-``evidence``, ``why``). A gold requirement is *found* when an extracted requirement contains its
-key phrase (case and whitespace aside); verdict rates are over found requirements, scored with
-the verdict of the first extracted requirement that contains it.
+The set (docs/PREP.md, "Evaluation set"): a folder per part (``tune``, ``tune2``,
+``holdout``), in it per posting NAME a ``NAME.posting.*`` text, ``NAME.evidence.yaml`` and
+``NAME.labels.jsonl`` (one gold requirement a line: ``key_phrase``, ``requirement``,
+``importance``, ``verdict``, ``evidence``, ``why``). A gold requirement is *found* when an
+extracted requirement contains its key phrase (case and whitespace aside); verdict rates are
+over found requirements, scored with the verdict of the first extracted requirement that
+contains it.
 """
 
 from __future__ import annotations
