@@ -38,6 +38,7 @@ from interviewsim.prep.distinctive import (
     stem,
 )
 from interviewsim.prep.models import Coverage
+from interviewsim.prep.phrases import compounds, says_compound
 from interviewsim.prep.polarity import SetAside, affirmative
 from interviewsim.prep.quantities import unmet_bar
 from interviewsim.text.coverage import DocumentFrequencies, terms
@@ -205,7 +206,8 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
     if groups:
         judgment = _by_names(groups, scored, max_citations, notes)
     else:
-        judgment = _by_coverage(scored, claimed, threshold, max_citations, notes)
+        judgment = _phrase_rule(requirement, _by_coverage(scored, claimed, threshold,
+                                                          max_citations, notes), readings)
     judged = _bar_rule(requirement, _years_rule(requirement, judgment), readings)
     return replace(judged, quote=_quote(judged, readings, groups, claimed))
 
@@ -298,6 +300,25 @@ def _by_coverage(scored: list[Scored], claimed: Sequence[str], threshold: float,
                         f"{', '.join(denied)}", f"{', '.join(denied)} (denied by "
                         f"{top[0].item_id})", notes, years)
     return Judgment("FULL", ids, top[1], top[2], reason, None, notes, years)
+
+
+def _phrase_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]
+                 ) -> Judgment:
+    """A FULL on words alone becomes PARTIAL when the requirement names a compound ("motor
+    control") whose words the cited clauses say only apart, and no compound of it as a phrase
+    (:mod:`phrases`)."""
+    if judgment.coverage != "FULL":
+        return judgment
+    cited = [c for r in readings if r.item_id in judgment.cited for c in r.clauses]
+    seen = frozenset().union(*(c.stems for c in cited)) if cited else frozenset()
+    pairs = compounds(requirement)
+    scattered = [(a, b) for a, b in pairs if a in seen and b in seen]
+    if not scattered or any(says_compound(pairs, c.text) for c in cited):
+        return judgment
+    named = ", ".join(f"{a} {b}" for a, b in scattered[:3])
+    return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; but no cited "
+                   f"clause says the requirement's phrase ({named}), only its words apart",
+                   missing=f"the phrase {named}")
 
 
 def _years_rule(requirement: str, judgment: Judgment) -> Judgment:

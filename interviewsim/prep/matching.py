@@ -79,7 +79,8 @@ def _provenance(judged: Judgment, items: dict[str, EvidenceItem]) -> str:
 def _explanation(judged: Judgment, items: dict[str, EvidenceItem]) -> str:
     """The rule's reason, where a title or tag supplied a term, and the sentences set aside
     (at most two) with why."""
-    notes = [f"set aside {item_id} \"{aside.text[:80]}\" ({_ASIDE[aside.reason]})"
+    notes = [f"set aside {item_id} \"{aside.text[:80]}\" ({_ASIDE[aside.reason]}: "
+             f"{aside.construction})"
              for item_id, aside in judged.set_aside[:2]]
     quote = f' — "{" ".join(judged.quote.split())[:160]}"' if judged.quote else ""
     return "; ".join([judged.reason + _provenance(judged, items) + quote, *notes])
