@@ -62,8 +62,8 @@ def test_prep_match_plans_the_sample_posting_against_a_personality_offline(
 def test_prep_match_needs_exactly_one_evidence_source(tmp_path: Path) -> None:
     result = invoke("match", "--posting", SAMPLE_POSTING, "--out-dir", tmp_path,
                     "--params", REPO / "params.yaml")
-    assert isinstance(result.exception, InputError)
-    assert "exactly one evidence source" in str(result.exception)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "exactly one evidence source" in result.output
 
 
 def test_prep_run_with_the_fixture_model_writes_a_package_and_the_audit(tmp_path: Path) -> None:
@@ -72,15 +72,15 @@ def test_prep_run_with_the_fixture_model_writes_a_package_and_the_audit(tmp_path
                     "--answers", SAMPLE_ANSWERS, "--out-dir", out, "--params",
                     params_file(tmp_path, "interviewsim.prep.fixture_model:respond"))
     assert result.exit_code == 0, result.output
-    assert "asked 5, admitted 2, rejected 3" in result.output
+    assert "asked 4, admitted 2, rejected 2" in result.output
     records = json.loads((out / "clarification_records.json").read_text())
     assert [r["requirement_id"] for r in records] == ["REQ-005", "REQ-006", "REQ-008",
-                                                      "REQ-009", "REQ-010"]
+                                                      "REQ-009"]
     package = json.loads((out / "package.json").read_text())
     assert package["stop_reason"] == "completed" and len(package["questions"]) >= 8
     text = (out / "package.md").read_text()
     assert "# Interview preparation package" in text
-    assert "| REQ-010 | no | answer shorter than 24 characters | — | GAP |" in text
+    assert "| REQ-006 | no | answer shorter than 24 characters | — | GAP |" in text
     assert "| REQ-005 | GAP | FULL | CL-001 |\n| REQ-008 | GAP | FULL | CL-002 |" in text
     assert json.loads((out / "trace.json").read_text())["verdict_changes"][0] == {
         "requirement_id": "REQ-005", "before": "GAP", "after": "FULL",
@@ -143,7 +143,7 @@ def test_prep_run_without_an_answers_file_asks_at_the_terminal(tmp_path: Path) -
         input=f"{budget}\n\n")
     assert result.exit_code == 0, result.output
     assert "[REQ-005] The posting asks for" in result.output
-    assert "asked 2, admitted 1, rejected 1, never asked 3" in result.output
+    assert "asked 2, admitted 1, rejected 1, never asked 2" in result.output
 
 
 @pytest.mark.model
@@ -186,10 +186,12 @@ def test_evidence_file_reports_duplicate_ids_together_with_schema_errors(
     ]}))
     with pytest.raises(InputError) as caught:
         load_evidence_file(path)
-    assert {(p.path, p.message.split(" (")[0]) for p in caught.value.problems} >= {
-        ("evidence[1].summary", "Field required"), ("evidence[2].colour", "Extra inputs are "
-                                                    "not permitted"),
+    assert {(p.path, p.message.split(" (")[0].split(";")[0])
+            for p in caught.value.problems} >= {
+        ("evidence[1].summary", "missing"), ("evidence[2].colour", "unknown field"),
         ("evidence[1].id", "duplicate 'EV-1'")}
+    assert all("evidence: [{id: EV-001" in p.message for p in caught.value.problems
+               if p.path != "evidence[1].id")
 
 
 def test_prep_match_rejected_by_a_gate_reports_no_plan(tmp_path: Path) -> None:

@@ -97,11 +97,14 @@ def test_extraction_gate_grounds_the_text_beside_a_real_quote(
             and problem in found
 
 
-@pytest.mark.parametrize("count", [0, 3])
-def test_extraction_gate_bounds_the_count(count: int) -> None:
+@pytest.mark.parametrize(("count", "expected"), [(0, "expected at least 1"),
+                                               (3, "expected at most 2")])
+def test_extraction_gate_bounds_the_count_only_where_asked(count: int, expected: str) -> None:
     bounds = PrepSettings(min_requirements=1, max_requirements=2)
     problems = extraction_gate(REQS[:count], POSTING, bounds)
-    assert any(f"{count} requirements; expected 1 to 2" in p for p in problems)
+    assert any(f"{count} requirements; {expected}" in p for p in problems)
+    unbounded = extraction_gate(REQS[:count], POSTING, PrepSettings())
+    assert any("requirements; expected" in p for p in unbounded) == (count == 0)
 
 
 def test_match_gate_accepts_well_formed_verdicts() -> None:

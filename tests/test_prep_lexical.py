@@ -1,4 +1,5 @@
-"""The offline paths: list-marker extraction and IDF-coverage matching."""
+"""The offline paths: section-aware extraction and rule-based matching (general behaviour; the
+issue's traps are in test_prep_traps.py)."""
 
 from __future__ import annotations
 
@@ -35,12 +36,14 @@ def _items(*texts: str) -> list[EvidenceItem]:
 def test_list_items_become_requirements_verbatim_without_their_markers() -> None:
     texts = [r.text for r in extract_lexical(LISTED)]
     assert texts == ["SQL/Python for analysis", "Designing A/B tests  with care",
-                     "Clear   written communication", "Stakeholder management across teams"]
+                     "Clear   written communication", "Tact",
+                     "Stakeholder management across teams"]
 
 
-def test_short_lines_headings_and_repeats_are_dropped() -> None:
+def test_short_bullets_are_kept_while_headings_and_repeats_are_dropped() -> None:
     requirements = extract_lexical(LISTED)
-    assert "Tact" not in [r.text for r in requirements]
+    assert "Tact" in [r.text for r in requirements]
+    assert not any("Requirements" in r.text or "About the role" in r.text for r in requirements)
     assert len({r.normalized for r in requirements}) == len(requirements)
 
 
@@ -52,7 +55,7 @@ def test_normalized_form_is_lowercase_and_whitespace_collapsed() -> None:
 
 def test_ids_run_from_req_001_in_source_order() -> None:
     assert [r.id for r in extract_lexical(LISTED)] == ["REQ-001", "REQ-002", "REQ-003",
-                                                       "REQ-004"]
+                                                       "REQ-004", "REQ-005"]
 
 
 def test_prose_posting_falls_back_to_every_non_heading_line() -> None:
@@ -111,21 +114,29 @@ def test_gap_cites_nothing_and_explains_the_best_near_miss() -> None:
     [verdict] = match_lexical([requirement], _items("Ran A/B testing on checkout"),
                               PrepSettings())
     assert verdict.coverage == "GAP" and verdict.evidence_ids == ()
-    assert "no evidence item shares a content term" in verdict.explanation
+    assert "no evidence item affirms a content term" in verdict.explanation
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=5),
        st.lists(st.text(min_size=1, max_size=30), min_size=0, max_size=5),
        st.floats(0.0, 1.0))
-def test_lexical_matcher_never_says_partial_and_always_passes_the_match_gate(
+def test_lexical_partial_comes_only_from_a_named_rule_and_passes_the_match_gate(
         requirement_texts: list[str], evidence_texts: list[str], threshold: float) -> None:
+    """PARTIAL only from the rules (some distinctive terms, fewer years or a smaller count, a
+    denied part), each naming what is missing; a requirement with none of those (plain lower
+    case words) is FULL or GAP whatever its score."""
     requirements = [Requirement(id=f"REQ-{i + 1:03d}", text=t, normalized=t, source_quote=t)
                     for i, t in enumerate(requirement_texts)]
     evidence = _items(*evidence_texts)
     verdicts = match_lexical(requirements, evidence, PrepSettings(match_threshold=threshold))
-    assert {v.coverage for v in verdicts} <= {"FULL", "GAP"}
     assert match_gate(requirements, verdicts, evidence) == []
+    for requirement, verdict in zip(requirements, verdicts, strict=True):
+        if verdict.coverage == "PARTIAL":
+            assert verdict.missing and verdict.evidence_ids
+        plain = requirement.text.islower() and not any(c.isdigit() for c in requirement.text)
+        if plain and not any(c.isdigit() or c.isupper() for t in evidence_texts for c in t):
+            assert verdict.coverage in ("FULL", "GAP") or "denies" in verdict.explanation
 
 
 def _requirement(text: str, number: int = 1) -> Requirement:
@@ -154,18 +165,17 @@ def test_a_qa_pairs_title_is_the_interviewers_question_and_attests_nothing() -> 
 
 
 def test_fixed_term_weights_keep_a_requirement_an_added_item_does_not_attest() -> None:
-    """The sample's REQ-010 and a budget claim: with the weights of the original corpus it
-    stays a GAP at 0.2986; reweighting over the grown corpus would have lifted it to FULL."""
+    """A budget claim added with the original corpus's weights changes no verdict but the
+    budget requirement's, which it cites."""
     base = sample_evidence()
     claim = EvidenceItem(id="CL-001", kind="clarification", title="Clarification for REQ-005",
                          text="Managed the outreach programme budget of £310,000 in 2022.")
-    [requirement] = [r for r in extract_lexical(posting()) if r.id == "REQ-010"]
+    requirements = extract_lexical(posting())
     fixed = reference_frequencies(base)
-    [before] = match_lexical([requirement], base, PrepSettings(), fixed)
-    [after] = match_lexical([requirement], [*base, claim], PrepSettings(), fixed)
-    [reweighted] = match_lexical([requirement], [*base, claim], PrepSettings())
-    assert before == after and (after.coverage, after.confidence) == ("GAP", 0.2986)
-    assert (reweighted.coverage, reweighted.evidence_ids) == ("FULL", ("EV-006",))
+    before = match_lexical(requirements, base, PrepSettings(), fixed)
+    after = match_lexical(requirements, [*base, claim], PrepSettings(), fixed)
+    changed = [new.requirement_id for old, new in zip(before, after, strict=True) if old != new]
+    assert changed == ["REQ-005"] and after[4].evidence_ids == ("CL-001",)
 
 
 @settings(max_examples=60, deadline=None)
@@ -184,6 +194,6 @@ def test_with_fixed_weights_an_added_item_changes_only_verdicts_that_cite_it(
     after = match_lexical(requirements, [*base, extra], settings_, fixed)
     for old, new in zip(before, after, strict=True):
         if "CL-001" in new.evidence_ids:
-            assert new.coverage == "FULL"
+            assert new.coverage in ("FULL", "PARTIAL")
         else:
             assert (new.coverage, new.evidence_ids) == (old.coverage, old.evidence_ids)

@@ -1,7 +1,8 @@
 """Writing a prep run's artifacts: JSON for machines, Markdown for the candidate.
 
-A valid run writes the package; an invalid one writes an error report and removes any package
-left by an earlier run in the same folder, so a stale package can never pass for this run's.
+A run starts by removing every file an earlier run may have left in its folder (only the files
+prep writes), so nothing old can pass for this run's, even when this one stops at a bad input.
+A valid run then writes the package; an invalid one writes an error report.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from interviewsim.prep.render import render_error_report, render_package, render
 PACKAGE_FILES = ("package.json", "package.md")
 PLAN_FILES = ("plan.md",)
 ERROR_FILES = ("error_report.json", "error_report.md")
+STAGE_FILES = ("evidence.json", "requirements.json", "matches.json", "focus_areas.json",
+               "trace.json", "calls.jsonl", "round_context.json", "strategy.json",
+               "questions.json", "clarification_records.json")
 
 
 def _dump(items: Sequence[BaseModel] | BaseModel | None) -> Any:
@@ -32,6 +36,12 @@ def _dump(items: Sequence[BaseModel] | BaseModel | None) -> Any:
 def _remove(out_dir: Path, names: Sequence[str]) -> None:
     for name in names:
         (out_dir / name).unlink(missing_ok=True)
+
+
+def clear_outputs(out_dir: Path) -> None:
+    """Remove every file a prep run writes from ``out_dir`` (nothing else in it)."""
+    if out_dir.is_dir():
+        _remove(out_dir, (*STAGE_FILES, *PACKAGE_FILES, *PLAN_FILES, *ERROR_FILES))
 
 
 def trace_record(outcome: PrepOutcome) -> dict[str, Any]:

@@ -27,6 +27,8 @@ from interviewsim.prep.models import (
     Requirement,
     Verdict,
 )
+from interviewsim.prep.polarity import affirmative
+from interviewsim.prep.sources import read_text_file
 
 AnswerSource = Callable[[Requirement, str], str]
 """Gives the candidate's answer to the question asked about a requirement."""
@@ -43,8 +45,9 @@ def gap_queue(requirements: Sequence[Requirement], verdicts: Sequence[Verdict],
 
 def clarification_question(requirement: Requirement) -> str:
     """The question for a gap, from the requirement's words: one example, the method, the result."""
-    return (f"The posting asks for: \"{requirement.text}\". Tell me about one specific time you "
-            "did this: what the situation was, how you went about it, and what came of it.")
+    return (f"The posting asks for: \"{requirement.text.rstrip(' .')}\". Tell me about one "
+            "specific time you did this: what the situation was, how you went about it, and "
+            "what came of it.")
 
 
 ASSESS_RULES = """
@@ -97,7 +100,23 @@ def admit(requirement_id: str, answer: str, assessment: AnswerAssessment | None,
     claim = assessment.claim.strip()
     if not claim:
         return Admission(False, "assessment claim is empty")
+    aside = polarity_problem(answer, claim)
+    if aside:
+        return Admission(False, aside)
     return Admission(True, "admitted", claim)
+
+
+def polarity_problem(answer: str, claim: str) -> str | None:
+    """Why an answer or its claim cannot become evidence: every clause of it denies or wishes
+    ("I can't drive yet, but I am booked on lessons") — the matcher's polarity gate, applied
+    before a claim is minted, so a model that reads a wish as support cannot admit it."""
+    for text in (claim, answer):
+        kept, dropped = affirmative(text)
+        if dropped and not kept:
+            return (f"the {'claim' if text is claim else 'answer'} only "
+                    f"{'denies' if dropped[0].reason == 'denial' else 'wishes or plans'}: "
+                    f"\"{dropped[0].text[:80]}\"")
+    return None
 
 
 def mint_claim(number: int, requirement_id: str, question: str, claim: str) -> EvidenceItem:
@@ -125,10 +144,8 @@ class ScriptedAnswers:
     def load(cls, path: str | Path) -> ScriptedAnswers:
         path = Path(path)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = yaml.safe_load(read_text_file(path)[0])
             return cls(_AnswersFile.model_validate(data).answers)
-        except OSError as exc:
-            raise InputError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
         except yaml.YAMLError as exc:
             raise InputError([Problem(str(path), "", f"invalid YAML/JSON: {exc}")]) from None
         except ValidationError as exc:

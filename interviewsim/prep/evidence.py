@@ -20,8 +20,14 @@ from interviewsim.data.schema import load_prepared_input
 from interviewsim.data.split import SplitError, split_interviews
 from interviewsim.errors import InputError, Problem, validation_problems
 from interviewsim.prep.models import EvidenceItem
+from interviewsim.prep.sources import read_text_file
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+EXAMPLE = ("expected YAML or JSON like: evidence: [{id: EV-001, title: Payments API, "
+           "summary: Built the payments API in Go for a team of five., tags: [go, postgres]}] "
+           "(one item per thing you can attest to; id EV-…, title and summary required, "
+           "tags optional)")
+"""The expected shape, on one line, for every error that means the file is not shaped so."""
 
 
 class _FileItem(BaseModel):
@@ -62,20 +68,52 @@ def _duplicate_problems(ids: list[str | None], file: str) -> list[Problem]:
     return problems
 
 
+def _explain(item: dict, path: str, message: str) -> str:
+    """A pydantic message in the user's terms: which field, what it should be."""
+    kind = item.get("type", "")
+    if kind == "missing":
+        return f"missing; {EXAMPLE}"
+    if kind == "extra_forbidden":
+        return f"unknown field; {EXAMPLE}"
+    if kind == "string_pattern_mismatch":
+        return "an id must start with EV- (EV-001, EV-payments, …)"
+    if kind in ("string_type", "list_type", "too_short", "string_too_short"):
+        return f"{message.lower()}; {EXAMPLE}"
+    return message
+
+
+def _shape_problem(data: object, file: str) -> Problem | None:
+    """One line for a file that is not an ``evidence:`` list at all."""
+    if isinstance(data, dict) and isinstance(data.get("evidence"), list):
+        return None
+    if data is None:
+        return Problem(file, "", f"the file holds no evidence; {EXAMPLE}")
+    found = ("a list without the 'evidence:' key" if isinstance(data, list)
+             else f"keys {', '.join(map(str, data))}" if isinstance(data, dict)
+             else "plain text")
+    return Problem(file, "", f"found {found}; {EXAMPLE}")
+
+
 def load_evidence_file(path: str | Path) -> list[EvidenceItem]:
     """Read an evidence YAML/JSON file strictly; every problem is reported, not just the first."""
     path = Path(path)
+    text, _ = read_text_file(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise InputError([Problem(str(path), "", f"invalid YAML/JSON: {exc}")]) from None
+        where = getattr(exc, "problem_mark", None)
+        line = f" at line {where.line + 1}" if where is not None else ""
+        raise InputError([Problem(str(path), "", f"not valid YAML/JSON{line} "
+                                  f"({getattr(exc, 'problem', None) or exc}); {EXAMPLE}")]
+                         ) from None
+    shape = _shape_problem(data, str(path))
+    if shape is not None:
+        raise InputError([shape])
     problems: list[Problem] = []
     try:
         parsed = _EvidenceFile.model_validate(data)
     except ValidationError as exc:
-        problems += validation_problems(exc, str(path))
+        problems += validation_problems(exc, str(path), explain=_explain)
     problems += _duplicate_problems(_raw_ids(data), str(path))
     if problems:
         raise InputError(problems)

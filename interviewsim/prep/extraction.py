@@ -13,58 +13,111 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from interviewsim.prep.modelcall import PrepCall, PrepClient, call_json
-from interviewsim.prep.models import Category, Importance, PrepSettings, Requirement, normalize
+from interviewsim.prep.models import (
+    REQUIREMENT_ID,
+    Category,
+    Importance,
+    PrepSettings,
+    Requirement,
+    normalize,
+    requirement_id,
+)
+from interviewsim.prep.sections import SectionKind, blocks, sentence_kind, sentences
 
 Extractor = Literal["lexical", "llm"]
 
-_LIST_MARKER = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6\u2013]|\(?\d{1,2}[.)]|[a-z][.)])\s+")
-_HEADINGS = frozenset({
-    "requirements", "about the role", "about you", "about us", "responsibilities",
-    "qualifications", "what you'll do", "what you will do", "what we're looking for",
-    "what we are looking for", "nice to have", "nice to haves", "bonus points", "benefits",
-    "who you are", "the role", "skills", "preferred qualifications", "required qualifications",
-})
-MIN_LINE_LENGTH = 8
+IMPORTANCE: dict[SectionKind, int] = {"requirements": 4, "duties": 3, "nice": 2, "other": 3}
+"""Importance by where a requirement sits: a must-have ranks above a stated duty, a
+nice-to-have below both (the model path rates 1 to 5 itself)."""
+_CLAUSE_START = (r"(?:(?:if\s+)?you|can|know|have|has|are|is|hold|speak|write|understand|enjoy|"
+                 r"bring|like|love|thrive|take|own|care|keep|use|build|work|communicate|want|"
+                 r"feel|show|lead|manage|stay|get|make|see|handle|think|explain|read|run|do|"
+                 r"will|should|must|review|share|maintain|support|mentor|coordinate|ensure|"
+                 r"report|train|plan|prepare|deliver|drive|partner)\b"
+                 r"(?!\s*(?:,|and\b|or\b))")
+"""A word that opens a new clause after a comma — unless a verb list goes on ("design, build
+and operate the pipelines" is one duty)."""
+_BUNDLE = re.compile(r";\s+|,\s+(?:and\s+|or\s+)?(?=" + _CLAUSE_START + ")", re.I)
+_SUBORDINATE = re.compile(r"^(?:because|as|when|if|since|while|although|though|whether)\b",
+                          re.I)
+MIN_PART_WORDS = 3
 
 
-def _is_heading(line: str) -> bool:
-    stripped = line.strip()
-    if stripped.startswith("#") or stripped.endswith(":"):
-        return True
-    return normalize(stripped).strip("*_ ").rstrip(".") in _HEADINGS
+def split_bundle(sentence: str) -> list[str]:
+    """A sentence asking for several things, cut where a new clause starts (``…, and you can
+    explain …``; ``…; …``); a list of alternatives, of nouns or of verbs stays whole, and so
+    does a leading "Because …," clause (it belongs to the one after it)."""
+    cuts = list(_BUNDLE.finditer(sentence))
+    if cuts and _SUBORDINATE.match(sentence):
+        cuts = cuts[1:]
+    bounds = [0, *(c.start() for c in cuts), len(sentence)]
+    starts = [0, *(c.end() for c in cuts)]
+    parts = [sentence[a:b].strip(" ,;") for a, b in zip(starts, bounds[1:], strict=True)]
+    if len(parts) == 1 or any(len(part.split()) < MIN_PART_WORDS for part in parts):
+        return [sentence]
+    return parts
+
+
+_INTRO = re.compile(r"^(?:we\s+are|we're|we)\s+(?:looking|seeking|hiring|searching)\b", re.I)
+
+
+def _wanted(kind: SectionKind, sentence: str, listed: bool) -> SectionKind | None:
+    """The kind a candidate sentence is extracted as, or None when it is not a requirement."""
+    own = sentence_kind(sentence)
+    if own in ("benefits", "apply") or (not listed and _INTRO.match(sentence)):
+        return None
+    if kind in ("benefits", "apply", "company"):
+        return None
+    if own == "nice":
+        return "nice"
+    if kind in ("requirements", "nice"):
+        return kind
+    if own == "company":
+        return None
+    if kind == "duties":
+        return kind if listed or own in ("requirements", "duties") else None
+    if listed:
+        return "requirements" if own == "requirements" else "other"
+    return own if own in ("requirements", "duties") else None
+
+
+def candidates(posting: str) -> list[tuple[str, SectionKind]]:
+    """Requirement candidates in posting order, verbatim, with the kind they were taken as."""
+    found: list[tuple[str, SectionKind]] = []
+    for block in blocks(posting):
+        pieces = [block.text] if block.listed else sentences(block.text)
+        for piece in pieces:
+            kind = _wanted(block.kind, piece, block.listed)
+            if kind is None or not any(ch.isalnum() for ch in piece):
+                continue
+            found += [(part, kind) for part in split_bundle(piece)]
+    return found
 
 
 def candidate_lines(posting: str) -> list[str]:
-    """Requirement candidates: list items, or every non-heading line when there is no list.
-
-    Text is kept verbatim after the marker; headings and lines under eight characters go.
-    """
-    lines = posting.splitlines()
-    listed = [_LIST_MARKER.sub("", line, count=1).strip()
-              for line in lines if _LIST_MARKER.match(line)]
-    pool = listed if listed else [line.strip() for line in lines]
-    return [text for text in pool
-            if text and len(text) >= MIN_LINE_LENGTH and not _is_heading(text)]
+    """The texts :func:`extract_lexical` turns into requirements."""
+    return [text for text, _ in candidates(posting)]
 
 
 def extract_lexical(posting: str) -> list[Requirement]:
     """Deterministic extraction; duplicates (by normalized text) keep their first occurrence."""
     seen: set[str] = set()
     requirements: list[Requirement] = []
-    for text in candidate_lines(posting):
+    for text, kind in candidates(posting):
         key = normalize(text)
         if key in seen:
             continue
         seen.add(key)
-        requirements.append(Requirement(id=f"REQ-{len(requirements) + 1:03d}", text=text,
-                                        normalized=key, source_quote=text))
+        requirements.append(Requirement(id=requirement_id(len(requirements) + 1), text=text,
+                                        normalized=key, source_quote=text,
+                                        importance=IMPORTANCE[kind]))
     return requirements
 
 
 class ProposedRequirement(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: Annotated[str, Field(pattern=r"^REQ-\d{3}$")]
+    id: Annotated[str, Field(pattern=REQUIREMENT_ID)]
     text: Annotated[str, Field(min_length=1, max_length=400)]
     source_quote: Annotated[str, Field(min_length=1, max_length=400)]
     importance: Importance
@@ -74,7 +127,12 @@ class ProposedRequirement(BaseModel):
 class ExtractionOut(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    requirements: Annotated[list[ProposedRequirement], Field(min_length=1, max_length=40)]
+    requirements: Annotated[list[ProposedRequirement], Field(min_length=1)]
+
+
+MODEL_LIST_LIMIT = 60
+"""Most requirements a model may list when no ``--max-requirements`` is given: a bound the
+decoding constraint needs to terminate, not a judgment about postings."""
 
 
 EXTRACTION_RULES = """
@@ -97,16 +155,16 @@ def extract_llm(posting: str, client: PrepClient, settings: PrepSettings
 
     A malformed or over-full answer is rejected whole; nothing is salvaged from it.
     """
+    limit = settings.max_requirements or MODEL_LIST_LIMIT
     value, call = call_json(client, "extract-requirements", EXTRACTION_RULES,
-                            {"posting": posting, "max_requirements": settings.max_requirements},
+                            {"posting": posting, "max_requirements": limit},
                             ExtractionOut, settings.max_tokens,
-                            choices={"id": [f"REQ-{n:03d}" for n in
-                                            range(1, settings.max_requirements + 1)]})
+                            choices={"id": [requirement_id(n) for n in range(1, limit + 1)]},
+                            counts={"requirements": (1, limit)})
     if value is None:
         return None, call
-    if len(value.requirements) > settings.max_requirements:
-        error = (f"lists {len(value.requirements)} requirements; at most "
-                 f"{settings.max_requirements} allowed")
+    if len(value.requirements) > limit:
+        error = f"lists {len(value.requirements)} requirements; at most {limit} allowed"
         return None, call.model_copy(update={"parse_error": error})
     requirements = [
         Requirement(id=item.id, text=item.text, normalized=normalize(item.text),

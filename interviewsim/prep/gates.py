@@ -23,13 +23,16 @@ from interviewsim.prep.models import (
     VerdictChange,
     normalize,
 )
+from interviewsim.prep.models import requirement_id as numbered_id
 from interviewsim.text.coverage import DocumentFrequencies, coverage
 
 
-def quote_in_posting(quote: str, posting: str) -> bool:
-    """Whether ``quote`` occurs in ``posting``, forgiving only whitespace runs and letter case."""
+def quote_in_posting(quote: str, posting: str, normalized: str | None = None) -> bool:
+    """Whether ``quote`` occurs in ``posting``, forgiving only whitespace runs and letter case
+    (``normalized``: the posting already normalized, for a caller that checks many quotes)."""
     needle = normalize(quote)
-    return bool(needle) and needle in normalize(posting)
+    return bool(needle) and needle in (normalized if normalized is not None
+                                       else normalize(posting))
 
 
 def posting_frequencies(posting: str) -> DocumentFrequencies:
@@ -38,11 +41,11 @@ def posting_frequencies(posting: str) -> DocumentFrequencies:
 
 
 def ungrounded_text(text: str, posting: str, frequencies: DocumentFrequencies,
-                    threshold: float) -> str | None:
+                    threshold: float, normalized: str | None = None) -> str | None:
     """Why ``text`` is not grounded in the posting, or None when it is: found verbatim (case
     and whitespace aside), or its weighted terms covered at least ``threshold``. A quote can be
     real while the text beside it is invented; matching reads the text, so both are checked."""
-    if quote_in_posting(text, posting):
+    if quote_in_posting(text, posting, normalized):
         return None
     found = coverage(text, posting, frequencies)
     if found.score >= threshold and found.claim_terms:
@@ -58,23 +61,27 @@ def extraction_gate(requirements: Sequence[Requirement], posting: str,
     bounds."""
     problems: list[str] = []
     frequencies = posting_frequencies(posting)
+    normalized = normalize(posting)
     count = len(requirements)
-    if not settings.min_requirements <= count <= settings.max_requirements:
-        problems.append(f"extraction: {count} requirements; expected "
-                        f"{settings.min_requirements} to {settings.max_requirements}")
+    if count < settings.min_requirements:
+        problems.append(f"extraction: {count} requirements; expected at least "
+                        f"{settings.min_requirements} (is the posting's text its requirements?)")
+    if settings.max_requirements is not None and count > settings.max_requirements:
+        problems.append(f"extraction: {count} requirements; expected at most "
+                        f"{settings.max_requirements} (raise --max-requirements)")
     first_seen: dict[str, str] = {}
     for index, requirement in enumerate(requirements):
-        expected = f"REQ-{index + 1:03d}"
+        expected = numbered_id(index + 1)
         if requirement.id != expected:
             problems.append(f"extraction: requirement {index + 1} has id {requirement.id}; "
                             f"expected {expected}")
         if not requirement.text.strip():
             problems.append(f"extraction: {requirement.id} has blank text")
-        if not quote_in_posting(requirement.source_quote, posting):
+        if not quote_in_posting(requirement.source_quote, posting, normalized):
             problems.append(f"extraction: {requirement.id} source_quote "
                             f"{requirement.source_quote[:60]!r} does not appear in the posting")
         ungrounded = ungrounded_text(requirement.text, posting, frequencies,
-                                     settings.grounding_threshold)
+                                     settings.grounding_threshold, normalized)
         if ungrounded and requirement.text.strip():
             problems.append(f"extraction: {requirement.id} {ungrounded}")
         key = normalize(requirement.text)

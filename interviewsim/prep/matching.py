@@ -1,15 +1,16 @@
-"""Stage 2: one verdict per requirement, by term coverage (``lexical``) or by a model (``llm``).
+"""Stage 2: one verdict per requirement, by rules (``lexical``) or by a model (``llm``).
 
-The lexical matcher is the IDF coverage of :mod:`interviewsim.text.coverage`: FULL when some item
-attests at least ``match_threshold`` of a requirement's weighted terms, GAP otherwise. It never
-says PARTIAL: overlap can measure how much vocabulary is attested, not whether the missing part
-matters, so a middling score stays a GAP rather than pretending to a judgment. The model matcher
-may say PARTIAL; both face the same match gate.
+The lexical matcher applies the deterministic rules of :mod:`interviewsim.prep.attestation`:
+only affirmative evidence attests (denials and wishes are set aside, and the explanation says
+which), a requirement's distinctive terms must all be attested for FULL, and PARTIAL comes only
+from the rules (some of several distinctive terms; fewer years than asked), never from a middling
+score: overlap can measure how much vocabulary is attested, not whether the missing part matters.
+The model matcher may say PARTIAL on its own judgment; both face the same match gate.
 
-An evidence file item is matched on its summary, title and tags (all the candidate's words); a
-term attested only by the title or a tag says so in the explanation. The term weights come from
-a reference collection a prep run fixes once, before any clarification is admitted, so a new
-item can add support for a requirement but never reweight the terms of one it does not attest.
+An evidence file item is matched on its summary, title and tags (all the candidate's words). The
+term weights come from a reference collection a prep run fixes once, before any clarification is
+admitted, so a new item can add support for a requirement but never reweight the terms of one it
+does not attest.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from interviewsim.prep.attestation import Judgment, Reading, judge, read_item
 from interviewsim.prep.modelcall import PrepCall, PrepClient, call_json
 from interviewsim.prep.models import (
     Coverage,
@@ -27,20 +29,9 @@ from interviewsim.prep.models import (
     Requirement,
     Verdict,
 )
-from interviewsim.text.coverage import (
-    DocumentFrequencies,
-    LexicalCorpus,
-    Support,
-    judge_lexically,
-    terms,
-)
+from interviewsim.text.coverage import DocumentFrequencies, terms
 
 Matcher = Literal["lexical", "llm"]
-
-
-def _percent(score: float) -> str:
-    """One decimal, so a score just under the threshold (29.9%) never reads as reaching it."""
-    return f"{score * 100:.1f}%"
 
 
 def matched_fields(item: EvidenceItem) -> list[tuple[str, str]]:
@@ -64,55 +55,60 @@ def reference_frequencies(evidence: Sequence[EvidenceItem]) -> DocumentFrequenci
     return DocumentFrequencies.of(matched_text(item) for item in evidence)
 
 
-def _provenance(support: Support, items: dict[str, EvidenceItem]) -> str:
-    """The matched terms, naming the field of any that the item's main text lacks."""
-    fields = matched_fields(items[support.item_id])
+def _reading(item: EvidenceItem) -> Reading:
+    fields = matched_fields(item)
+    return read_item(item.id, fields[0][1], [text for _, text in fields[1:]])
+
+
+def _provenance(judged: Judgment, items: dict[str, EvidenceItem]) -> str:
+    """The matched terms the first cited item's main text lacks, by the field that has them."""
+    if not judged.cited:
+        return ""
+    fields = matched_fields(items[judged.cited[0]])
     in_text = terms(fields[0][1])
     extra: dict[str, list[str]] = {}
-    for term in support.matched:
+    for term in judged.matched:
         if term not in in_text:
-            field = next(name for name, text in fields[1:] if term in terms(text))
-            extra.setdefault(field, []).append(term)
-    plain = [t for t in support.matched if t in in_text]
-    parts = [", ".join(plain)] if plain else []
-    parts += [f"from its {name}: {', '.join(found)}" for name, found in extra.items()]
-    return "; ".join(parts)
+            field = next((name for name, text in fields[1:] if term in terms(text)), None)
+            if field is not None:
+                extra.setdefault(field, []).append(term)
+    found = "; ".join(f"from its {name}: {', '.join(words)}" for name, words in extra.items())
+    return f" ({found})" if found else ""
+
+
+def _explanation(judged: Judgment, items: dict[str, EvidenceItem]) -> str:
+    """The rule's reason, where a title or tag supplied a term, and the sentences set aside
+    (at most two) with why."""
+    notes = [f"set aside {item_id} \"{aside.text[:80]}\" ({_ASIDE[aside.reason]}: "
+             f"{aside.construction})"
+             for item_id, aside in judged.set_aside[:2]]
+    quote = f' — "{" ".join(judged.quote.split())[:160]}"' if judged.quote else ""
+    return "; ".join([judged.reason + _provenance(judged, items) + quote, *notes])
+
+
+_ASIDE = {"denial": "a denial attests nothing", "wish": "a wish or plan is not experience"}
 
 
 def match_lexical(requirements: Sequence[Requirement], evidence: Sequence[EvidenceItem],
                   settings: PrepSettings, reference: DocumentFrequencies | None = None
                   ) -> list[Verdict]:
-    """One FULL or GAP verdict per requirement, in order, with the overlapping terms.
+    """One verdict per requirement, in order, by the rules of
+    :mod:`interviewsim.prep.attestation`.
 
     ``reference`` weights the terms (default: ``evidence`` itself); see
     :func:`reference_frequencies`.
     """
-    corpus = LexicalCorpus([(item.id, matched_text(item)) for item in evidence],
-                           reference=reference)
+    frequencies = reference if reference is not None else reference_frequencies(evidence)
+    readings = [_reading(item) for item in evidence]
     items = {item.id: item for item in evidence}
     verdicts: list[Verdict] = []
     for requirement in requirements:
-        judged = judge_lexically(requirement.text, corpus, settings.match_threshold,
-                                 settings.max_citations)
-        best = judged.best
-        confidence = round(best.score, 4) if best else 0.0
-        if judged.cited:
-            top = judged.cited[0]
-            explanation = (f"{top.item_id} attests {_percent(top.score)} of the requirement's "
-                           f"weighted terms ({_provenance(top, items)})")
-            terms = tuple(sorted({t for s in judged.cited for t in s.matched}))
-        elif best and best.matched:
-            explanation = (f"best evidence {best.item_id} attests only {_percent(best.score)} "
-                           f"({_provenance(best, items)}); threshold is "
-                           f"{_percent(settings.match_threshold)}")
-            terms = best.matched
-        else:
-            explanation = "no evidence item shares a content term with this requirement"
-            terms = ()
+        judged = judge(requirement.text, readings, frequencies, settings.match_threshold,
+                       settings.max_citations)
         verdicts.append(Verdict(requirement_id=requirement.id, coverage=judged.coverage,
-                                evidence_ids=tuple(s.item_id for s in judged.cited),
-                                explanation=explanation, confidence=confidence,
-                                matched_terms=terms))
+                                evidence_ids=judged.cited, explanation=_explanation(judged, items),
+                                confidence=round(min(1.0, judged.score), 4),
+                                missing=judged.missing, matched_terms=judged.matched))
     return verdicts
 
 
@@ -130,7 +126,7 @@ class ProposedVerdict(BaseModel):
 class MatchOut(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    assessments: Annotated[list[ProposedVerdict], Field(min_length=1, max_length=40)]
+    assessments: Annotated[list[ProposedVerdict], Field(min_length=1)]
 
 
 MATCH_RULES = """

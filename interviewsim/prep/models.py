@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-REQUIREMENT_ID = r"^REQ-\d{3}$"
+REQUIREMENT_ID = r"^REQ-\d{3,}$"
 EVIDENCE_ID = r"^(EV|CL)-[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 Coverage = Literal["FULL", "PARTIAL", "GAP"]
@@ -27,6 +27,11 @@ model finish its document inside the token budget instead of looping inside one 
 RequirementId = Annotated[str, Field(pattern=REQUIREMENT_ID)]
 EvidenceId = Annotated[str, Field(pattern=EVIDENCE_ID)]
 EvidenceIds = Annotated[list[EvidenceId], Field(max_length=8)]
+
+
+def requirement_id(number: int) -> str:
+    """``REQ-001`` …: three digits at least, more when a posting states more requirements."""
+    return f"REQ-{number:03d}"
 
 
 def normalize(text: str) -> str:
@@ -52,8 +57,9 @@ class PrepSettings(_Record):
     """Most evidence items a lexical FULL verdict cites (the best-scoring ones)."""
     min_requirements: int = Field(1, ge=1)
     """Fewest requirements an extraction may return before the gate rejects it."""
-    max_requirements: int = Field(40, ge=1)
-    """Most requirements an extraction may return; a fuller model answer fails the run."""
+    max_requirements: int | None = Field(None, ge=1)
+    """Most requirements an extraction may return (None: as many as the posting states); a
+    fuller extraction fails the run."""
     min_questions: int = Field(8, ge=1)
     """Fewest practice questions a package may hold."""
     max_questions: int = Field(12, ge=1)
@@ -67,7 +73,7 @@ class PrepSettings(_Record):
 
     @model_validator(mode="after")
     def _bounds_ordered(self) -> PrepSettings:
-        if self.min_requirements > self.max_requirements:
+        if self.max_requirements is not None and self.min_requirements > self.max_requirements:
             raise ValueError("min_requirements exceeds max_requirements")
         if self.min_questions > self.max_questions:
             raise ValueError("min_questions exceeds max_questions")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from interviewsim.prep.clarify import clarification_question
 from interviewsim.prep.models import (
     EvidenceItem,
     FocusArea,
@@ -47,14 +48,32 @@ def _evidence_list(evidence: Sequence[EvidenceItem]) -> list[str]:
     return lines
 
 
+def _practice(requirements: Sequence[Requirement], matches: Sequence[Verdict],
+              focus_areas: Sequence[FocusArea]) -> list[str]:
+    """One question per gap or partial match, in focus order, from the requirement's words."""
+    by_id = {r.id: r for r in requirements}
+    verdicts = {v.requirement_id: v for v in matches}
+    lines = []
+    for area in focus_areas:
+        verdict = verdicts[area.requirement_id]
+        if verdict.coverage == "FULL":
+            continue
+        missing = f"; not yet shown: {_cell(verdict.missing, 160)}" if verdict.missing else ""
+        lines.append(f"- {area.requirement_id} ({verdict.coverage}{missing}): "
+                     f"{clarification_question(by_id[area.requirement_id])}")
+    return lines or ["- none: every requirement is supported"]
+
+
 def render_plan(requirements: Sequence[Requirement], matches: Sequence[Verdict],
                 focus_areas: Sequence[FocusArea], evidence: Sequence[EvidenceItem]) -> str:
-    gaps = sum(v.coverage == "GAP" for v in matches)
+    counts = {c: sum(v.coverage == c for v in matches) for c in ("FULL", "PARTIAL", "GAP")}
     lines = ["# Preparation plan", "",
-             f"{len(requirements)} requirements, {len(requirements) - gaps} supported, "
-             f"{gaps} gaps; {len(evidence)} evidence items.", "", "## Focus areas", "",
-             *focus_table(requirements, matches, focus_areas), "", "## Evidence", "",
-             *_evidence_list(evidence), ""]
+             f"{len(requirements)} requirements: {counts['FULL']} supported, "
+             f"{counts['PARTIAL']} in part, {counts['GAP']} gaps; {len(evidence)} evidence "
+             "items.", "", "## Focus areas", "",
+             *focus_table(requirements, matches, focus_areas), "",
+             "## Practice for the gaps", "", *_practice(requirements, matches, focus_areas), "",
+             "## Evidence", "", *_evidence_list(evidence), ""]
     return "\n".join(lines)
 
 

@@ -3,25 +3,30 @@
 ``prep match`` extracts requirements, matches them against an evidence corpus and ranks focus
 areas — offline with the default lexical paths. ``prep run`` adds the model-written strategy and
 practice questions, the package gate, and the clarification loop (answers from a file or the
-terminal). Both exit 1 with an error report when a gate rejects the run.
+terminal). Both exit 1 with an error report when a gate rejects the run, and with one line
+naming the file and the fix when an input cannot be read; either way the output folder holds
+nothing from an earlier run. ``prep eval`` scores both paths against a labelled set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import ExitStack
+import json
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import click
 
 from interviewsim.config.params import Params
 from interviewsim.errors import ConfigError, InputError, Problem
-from interviewsim.prep.artifacts import write_match_outputs, write_prep_outputs
+from interviewsim.prep import evaluation
+from interviewsim.prep.artifacts import clear_outputs, write_match_outputs, write_prep_outputs
 from interviewsim.prep.clarify import ScriptedAnswers
 from interviewsim.prep.evidence import load_evidence_file, personality_evidence
 from interviewsim.prep.modelcall import PrepClient, grammar_converter_available
 from interviewsim.prep.models import EvidenceItem, PrepSettings, Requirement
 from interviewsim.prep.pipeline import PrepOutcome, PrepState, run_match, run_prep
+from interviewsim.prep.sources import read_text_file
 from stages.common import params_option, read_params
 
 PREP_DIR = Path("data/artifacts/prep")
@@ -44,11 +49,25 @@ def _inputs(func: Callable) -> Callable:
                      show_default=True, help="Lexical coverage needed for FULL."),
         click.option("--max-tokens", type=click.IntRange(1), default=2048, show_default=True,
                      help="Completion limit of each prep model call."),
+        click.option("--max-requirements", type=click.IntRange(1), default=None,
+                     help="Fail when more requirements are extracted (default: no limit)."),
         params_option,
     ]
     for option in reversed(options):
         func = option(func)
     return func
+
+
+@contextmanager
+def _user_errors(out_dir: Path | None = None) -> Iterator[None]:
+    """The output folder emptied of an earlier run's files first; an unreadable input ends the
+    command with one line naming the file and what to do (exit 1), never a traceback."""
+    if out_dir is not None:
+        clear_outputs(out_dir)
+    try:
+        yield
+    except (InputError, ConfigError) as exc:
+        raise click.ClickException("; ".join(str(p) for p in exc.problems)) from None
 
 
 def _evidence(evidence: Path | None, personality: Path | None,
@@ -109,17 +128,19 @@ def prep() -> None:
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
               default=PREP_DIR / "match", show_default=True)
 def match(posting: Path, evidence: Path | None, personality: Path | None, extractor: str,
-          matcher: str, threshold: float, max_tokens: int, params_path: Path,
-          out_dir: Path) -> None:
+          matcher: str, threshold: float, max_tokens: int, max_requirements: int | None,
+          params_path: Path, out_dir: Path) -> None:
     """Extract requirements, match them to evidence, and rank focus areas (plan.md)."""
-    params = read_params(params_path)
-    state = PrepState(posting=posting.read_text(encoding="utf-8"),
-                      base_evidence=_evidence(evidence, personality, params),
-                      settings=PrepSettings(match_threshold=threshold, max_tokens=max_tokens),
-                      extractor=extractor, matcher=matcher)  # type: ignore[arg-type]
-    with ExitStack() as stack:
-        needs_model = "llm" in (extractor, matcher)
-        outcome = run_match(state, _client(stack, params) if needs_model else None)
+    with _user_errors(out_dir):
+        params = read_params(params_path)
+        state = PrepState(posting=read_text_file(posting)[0],
+                          base_evidence=_evidence(evidence, personality, params),
+                          settings=PrepSettings(match_threshold=threshold, max_tokens=max_tokens,
+                                                max_requirements=max_requirements),
+                          extractor=extractor, matcher=matcher)  # type: ignore[arg-type]
+        with ExitStack() as stack:
+            needs_model = "llm" in (extractor, matcher)
+            outcome = run_match(state, _client(stack, params) if needs_model else None)
     write_match_outputs(out_dir, outcome)
     _report(outcome, out_dir, "plan.md")
 
@@ -143,27 +164,88 @@ def _terminal_answer(requirement: Requirement, question: str) -> str:
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
               default=PREP_DIR / "run", show_default=True)
 def run(posting: Path, evidence: Path | None, personality: Path | None, extractor: str,
-        matcher: str, threshold: float, max_tokens: int, params_path: Path, answers: Path | None,
-        round_text: str | None, round_file: Path | None, max_clarifications: int,
-        min_clarification_length: int, out_dir: Path) -> None:
+        matcher: str, threshold: float, max_tokens: int, max_requirements: int | None,
+        params_path: Path, answers: Path | None, round_text: str | None,
+        round_file: Path | None, max_clarifications: int, min_clarification_length: int,
+        out_dir: Path) -> None:
     """The full graph: plan, strategy, questions, package gate and the clarification loop."""
-    params = read_params(params_path)
     if round_text is not None and round_file is not None:
         raise click.UsageError("give --round or --round-file, not both")
-    if round_file is not None:
-        round_text = round_file.read_text(encoding="utf-8")
-    settings = PrepSettings(match_threshold=threshold, max_tokens=max_tokens,
-                            max_clarifications=max_clarifications,
-                            min_clarification_length=min_clarification_length)
-    state = PrepState(posting=posting.read_text(encoding="utf-8"),
-                      base_evidence=_evidence(evidence, personality, params), settings=settings,
-                      extractor=extractor, matcher=matcher,  # type: ignore[arg-type]
-                      round_text=round_text)
-    source = ScriptedAnswers.load(answers) if answers is not None else _terminal_answer
-    with ExitStack() as stack:
-        outcome = run_prep(state, _client(stack, params), source)
+    with _user_errors(out_dir):
+        params = read_params(params_path)
+        if round_file is not None:
+            round_text = read_text_file(round_file)[0]
+        settings = PrepSettings(match_threshold=threshold, max_tokens=max_tokens,
+                                max_requirements=max_requirements,
+                                max_clarifications=max_clarifications,
+                                min_clarification_length=min_clarification_length)
+        state = PrepState(posting=read_text_file(posting)[0],
+                          base_evidence=_evidence(evidence, personality, params),
+                          settings=settings, extractor=extractor,
+                          matcher=matcher,  # type: ignore[arg-type]
+                          round_text=round_text)
+        source = ScriptedAnswers.load(answers) if answers is not None else _terminal_answer
+        with ExitStack() as stack:
+            outcome = run_prep(state, _client(stack, params), source)
     write_prep_outputs(out_dir, outcome)
     state = outcome.state
     click.echo(f"clarifications: asked {len(state.processed)}, admitted {len(state.accepted)}, "
                f"rejected {len(state.rejected)}, never asked {len(state.remaining)}")
     _report(outcome, out_dir, "package.md")
+
+
+@prep.command(name="eval")
+@click.argument("set_dir", metavar="SET", type=click.Path(exists=True, file_okay=False,
+                                                           path_type=Path))
+@click.option("--path", "paths", type=click.Choice(["lexical", "llm"]), multiple=True,
+              default=("lexical",), show_default=True,
+              help="Which path to score (repeat for both; llm uses the configured model).")
+@click.option("--threshold", type=click.FloatRange(0, 1), default=0.30, show_default=True,
+              help="Lexical coverage needed for FULL.")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="JSON of rates per path and part; exit 1 when one regresses.")
+@click.option("--tolerance", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              help="How much worse than the baseline a rate may be (0.05 = 5 points).")
+@click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write this run's rates as the new baseline JSON.")
+@click.option("--errors", "show_errors", is_flag=True,
+              help="List every disagreement with the gold and every requirement not found.")
+@params_option
+def eval_set(set_dir: Path, paths: tuple[str, ...], threshold: float, baseline: Path | None,
+             tolerance: float, write_baseline: Path | None, show_errors: bool,
+             params_path: Path) -> None:
+    """Score verdicts against a labelled SET (docs/PREP.md, Evaluation set): per path and part,
+    false-proof, over-credit and false-gap rates, FULL and extraction precision and recall."""
+    with _user_errors(), ExitStack() as stack:
+        parts = {name: evaluation.load_part(folder)
+                 for name, folder in evaluation.parts(set_dir).items()}
+        params = read_params(params_path) if "llm" in paths else None
+        client = _client(stack, params) if params is not None else None
+        settings = PrepSettings(match_threshold=threshold)
+        rows = [(path, name, evaluation.evaluate(cases, evaluation.pipeline_run(
+                    path, client if path == "llm" else None, settings)))  # type: ignore[arg-type]
+                for path in paths for name, cases in parts.items()]
+    click.echo(evaluation.table(rows))
+    for path, name, tally in rows:
+        if tally.failed:
+            click.echo(f"{path}/{name}: rejected by a gate: {', '.join(tally.failed)}")
+        if show_errors:
+            for where, gold, shown in tally.errors:
+                click.echo(f"{path}/{name}: {where}: gold {gold}, shown {shown}")
+            for where in tally.misses:
+                click.echo(f"{path}/{name}: not extracted: {where}")
+    current = {f"{path}/{name}": evaluation.summary(tally) for path, name, tally in rows}
+    if write_baseline is not None:
+        write_baseline.write_text(json.dumps(current, indent=2, sort_keys=True) + "\n",
+                                  encoding="utf-8")
+    if baseline is not None:
+        _check_baseline(current, baseline, tolerance)
+
+
+def _check_baseline(current: dict, baseline: Path, tolerance: float) -> None:
+    expected = json.loads(read_text_file(baseline)[0])
+    worse = [f"{key}: {problem}" for key, rates in current.items() if key in expected
+             for problem in evaluation.regressions(rates, expected[key], tolerance)]
+    if worse:
+        raise click.ClickException("regressed beyond the tolerance: " + "; ".join(worse))
+    click.echo(f"no rate regressed beyond {tolerance * 100:.1f} points of {baseline}")

@@ -1,0 +1,347 @@
+"""The lexical verdict rules: what an evidence item affirms, and when that makes a requirement met.
+
+Rules, in order (all deterministic; PARTIAL comes only from the rules, never from a score):
+
+1. Only affirmative clauses attest (:mod:`interviewsim.prep.polarity`). An item that denies or
+   wishes something has its title and tags ignored (they name the topic, not a claim).
+2. A requirement with distinctive terms (:mod:`interviewsim.prep.distinctive`) is FULL only
+   when each of them (one of each set of alternatives) is attested. A term attested only in a
+   limited clause ("C++ only for small host-side tools"), or only through a name of the same
+   family (Datadog for Prometheus, MISRA C for MISRA C++), is attested in part — unless the
+   posting itself accepts a comparable one ("Kafka or a similar broker", "such as"). Some
+   attested (fully or in part) is PARTIAL, naming what is missing; none is GAP.
+3. A requirement without distinctive terms is FULL when one item attests at least the
+   threshold of its weighted non-generic terms, and two of them when it has more than two
+   (one shared word is not proof of a longer requirement), suffixes aside (supervise ~
+   supervising); GAP otherwise. Generic words carry no weight. A term the cited item
+   explicitly denies ("I have not held a budget") makes it PARTIAL.
+4. "N+ years" is compared with the years stated in the clauses that attest the requirement:
+   fewer, or none stated, is PARTIAL.
+5. A count the posting sets ("a 32-bed unit") is compared with the count the cited evidence
+   states for the same noun (:mod:`interviewsim.prep.quantities`): smaller is PARTIAL.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from interviewsim.prep.distinctive import (
+    GENERIC,
+    TermGroup,
+    attested_terms,
+    distinctive_groups,
+    required_years,
+    stated_years,
+    stem,
+)
+from interviewsim.prep.models import Coverage
+from interviewsim.prep.phrases import compounds, says_compound
+from interviewsim.prep.polarity import SetAside, affirmative
+from interviewsim.prep.quantities import unmet_bar
+from interviewsim.text.coverage import DocumentFrequencies, terms
+from interviewsim.text.numbers import NUMBER_WORDS
+
+_SPELLINGS = (("postgres", "postgresql"), ("kubernetes", "k8s"), ("go", "golang"),
+              ("node.js", "nodejs"), ("ci", "ci-cd"), ("cd", "ci-cd"))
+FAMILIES = (
+    frozenset({"kafka", "rabbitmq", "sqs", "kinesis", "pulsar", "activemq", "nats", "pub/sub"}),
+    frozenset({"aws", "azure", "gcp", "google cloud"}),
+    frozenset({"prometheus", "grafana", "datadog", "new relic", "splunk", "cloudwatch"}),
+    frozenset({"salesforce", "hubspot", "pipedrive"}),
+    frozenset({"meddicc", "meddpicc", "meddic", "bant", "spin", "sandler"}),
+    frozenset({"expectations", "soda", "deequ"}),
+    frozenset({"rtos", "freertos", "zephyr", "threadx", "vxworks", "qnx"}),
+    frozenset({"tableau", "looker", "powerbi", "metabase", "superset"}),
+    frozenset({"airflow", "dagster", "prefect", "luigi"}),
+    frozenset({"postgresql", "postgres", "mysql", "mariadb", "oracle"}),
+    frozenset({"c", "c++"}), frozenset({"java", "kotlin", "scala"}),
+    frozenset({"javascript", "typescript", "node.js"}),
+)
+"""Names of one kind: one attests another only in part, unless the posting accepts "similar"."""
+_LIMITED = re.compile(r"\bonly (?:for|on|in|with|at|as|a|small|occasional|basic|briefly)\b|"
+                      r"\b(?:a little|some exposure|basic knowledge|limited)\b", re.I)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(t) for t in terms(text))
+
+
+@dataclass(frozen=True)
+class Clause:
+    text: str
+    names: frozenset[str]
+    stems: frozenset[str]
+    years: int | None
+    limited: bool
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one evidence item affirms, clause by clause."""
+
+    item_id: str
+    clauses: tuple[Clause, ...]
+    denied: frozenset[str]
+    """Stems the item mentions only in set-aside clauses."""
+    set_aside: tuple[SetAside, ...]
+    set_aside_stems: tuple[frozenset[str], ...] = ()
+    denied_names: frozenset[str] = frozenset()
+    """Names the item mentions only in set-aside clauses ("I have not used Spark")."""
+
+
+def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
+    """An item's affirmative clauses; ``extra`` (its title and tags) count as one more clause
+    unless the item denies or wishes something."""
+    kept, dropped = affirmative(text)
+    clauses = [Clause(c, attested_terms(c), _stems(c), stated_years(c),
+                      bool(_LIMITED.search(c))) for c in kept]
+    if extra and not dropped:
+        joined = "\n".join(extra)
+        clauses.append(Clause(joined, attested_terms(joined), _stems(joined), None, False))
+    affirmed = frozenset().union(*(c.stems for c in clauses)) if clauses else frozenset()
+    denied = frozenset().union(*(_stems(d.text) for d in dropped)) - affirmed if dropped else (
+        frozenset())
+    named = frozenset().union(*(c.names for c in clauses)) if clauses else frozenset()
+    denied_names = attested_terms("\n".join(d.text for d in dropped)) - named
+    return Reading(item_id, tuple(clauses), denied, tuple(dropped),
+                   tuple(_stems(d.text) for d in dropped), denied_names)
+
+
+def _has(term: str, names: frozenset[str]) -> bool:
+    """Every word of ``term`` among ``names``, by any spelling or as a numbered family member
+    ("cortex-m" by "cortex-m4")."""
+    def one(word: str) -> bool:
+        spellings = {word, *(b for a, b in _SPELLINGS if a == word),
+                     *(a for a, b in _SPELLINGS if b == word),
+                     word[:-1] if word.endswith("s") and len(word) > 3 else f"{word}s"}
+        if spellings & names:
+            return True
+        return "-" in word and any(n.startswith(word) and n[len(word):][:1].isdigit()
+                                   for n in names)
+    return all(one(word) for word in term.split())
+
+
+def _family(term: str) -> frozenset[str]:
+    return next((f for f in FAMILIES if term in f), frozenset())
+
+
+def group_level(group: TermGroup, clause: Clause) -> int:
+    """2: the clause attests the group; 1: in part (limited clause, or a family name); 0: no."""
+    if any(_has(term, clause.names) for term in group.terms):
+        return 1 if clause.limited else 2
+    kin = frozenset().union(*(_family(t) for t in group.terms)) - set(group.terms)
+    if any(_has(name, clause.names) for name in kin):
+        return 2 if group.open and not clause.limited else 1
+    return 0
+
+
+def content_stems(requirement: str) -> tuple[str, ...]:
+    """The requirement's terms that may carry coverage (no generic words, no numbers)."""
+    kept = {stem(t) for t in terms(requirement) if t not in GENERIC and t not in NUMBER_WORDS
+            and not t.replace("+", "").isdigit()}
+    return tuple(sorted(kept))
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """A rule-made verdict before it becomes a :class:`Verdict`."""
+
+    coverage: Coverage
+    cited: tuple[str, ...]
+    score: float
+    matched: tuple[str, ...]
+    reason: str
+    missing: str | None
+    set_aside: tuple[tuple[str, SetAside], ...]
+    years: int | None = None
+    """The most years the clauses behind the verdict state."""
+    quote: str | None = None
+    """The affirmative clause of the first cited item that best attests the requirement."""
+
+
+def _weights(claimed: Sequence[str], requirement: str,
+             frequencies: DocumentFrequencies) -> dict[str, float]:
+    """Each content stem's IDF weight (that of the rarest word of the requirement with it)."""
+    weights: dict[str, float] = {}
+    for term in terms(requirement):
+        key = stem(term)
+        if key in claimed:
+            weights[key] = max(weights.get(key, 0.0), frequencies.weight(term))
+    return weights
+
+
+def _coverage(claimed: Sequence[str], weights: dict[str, float], reading: Reading,
+              display: dict[str, str]) -> tuple[float, tuple[str, ...], int | None]:
+    """The weighted share of ``claimed`` stems the item affirms, the requirement's words for
+    them (as the posting spells them), and the most years the clauses with them state."""
+    seen = frozenset().union(*(c.stems for c in reading.clauses)) if reading.clauses else (
+        frozenset())
+    matched = tuple(t for t in claimed if t in seen)
+    total = math.fsum(weights[t] for t in claimed)
+    score = math.fsum(weights[t] for t in matched) / total if total else 0.0
+    years = [c.years for c in reading.clauses if c.years is not None and c.stems & set(matched)]
+    return score, tuple(display[t] for t in matched), max(years) if years else None
+
+
+def _notes(readings: Sequence[Reading], requirement: str) -> tuple[tuple[str, SetAside], ...]:
+    """Set-aside clauses that mention one of the requirement's terms."""
+    wanted = {stem(t) for t in terms(requirement)} - _GENERIC_STEMS
+    return tuple((r.item_id, d) for r in readings
+                 for d, said in zip(r.set_aside, r.set_aside_stems, strict=True) if said & wanted)
+
+
+_GENERIC_STEMS = frozenset(stem(g) for g in GENERIC)
+
+
+def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFrequencies,
+          threshold: float, max_citations: int) -> Judgment:
+    """The verdict the rules give ``requirement`` on ``readings``."""
+    groups = distinctive_groups(requirement)
+    claimed = content_stems(requirement)
+    weights = _weights(claimed, requirement, frequencies)
+    display = {stem(t): t for t in sorted(terms(requirement), reverse=True)}
+    scored = [(r, *_coverage(claimed, weights, r, display)) for r in readings]
+    notes = _notes(readings, requirement)
+    if groups:
+        judgment = _by_names(groups, scored, max_citations, notes)
+    else:
+        judgment = _phrase_rule(requirement, _by_coverage(scored, claimed, threshold,
+                                                          max_citations, notes), readings)
+    judged = _bar_rule(requirement, _years_rule(requirement, judgment), readings)
+    return replace(judged, quote=_quote(judged, readings, groups, claimed))
+
+
+def _quote(judgment: Judgment, readings: Sequence[Reading], groups: Sequence[TermGroup],
+           claimed: Sequence[str]) -> str | None:
+    """The clause a reader should check: the first cited item's that names most of the
+    requirement (its distinctive terms first, then its other words)."""
+    if not judgment.cited:
+        return None
+    reading = next(r for r in readings if r.item_id == judgment.cited[0])
+    best = max(reading.clauses, key=lambda c: (sum(group_level(g, c) for g in groups),
+                                               len(c.stems & set(claimed))), default=None)
+    return best.text if best is not None else None
+
+
+Scored = tuple[Reading, float, tuple[str, ...], int | None]
+
+
+def _levels(groups: Sequence[TermGroup], reading: Reading, denied_elsewhere: frozenset[str]
+            ) -> tuple[list[int], int | None]:
+    """Each group's best level in the item, and the most years its attesting clauses state.
+    A name another item denies ("I have not used Spark") is attested here only in part: the
+    evidence contradicts itself, and a contradiction is not proof."""
+    levels = [0] * len(groups)
+    years: list[int] = []
+    contradicted = [any(_has(t, denied_elsewhere) for t in g.terms) for g in groups]
+    for clause in reading.clauses:
+        found = [min(group_level(g, clause), 1 if doubt else 2)
+                 for g, doubt in zip(groups, contradicted, strict=True)]
+        levels = [max(a, b) for a, b in zip(levels, found, strict=True)]
+        if any(found) and clause.years is not None:
+            years.append(clause.years)
+    return levels, max(years) if years else None
+
+
+def _by_names(groups: list[TermGroup], scored: list[Scored], max_citations: int,
+              notes: tuple[tuple[str, SetAside], ...]) -> Judgment:
+    denials = [(s[0].item_id, s[0].denied_names) for s in scored]
+    hits = [(s, *_levels(groups, s[0], frozenset().union(
+        *(names for item_id, names in denials if item_id != s[0].item_id))))
+        for s in scored]
+    supporting = sorted((h for h in hits if any(h[1])),
+                        key=lambda h: (-sum(h[1]), -h[0][1]))[:max_citations]
+    best = [max((h[1][i] for h in supporting), default=0) for i in range(len(groups))]
+    full = [g.label() for g, level in zip(groups, best, strict=True) if level == 2]
+    part = [g.label() for g, level in zip(groups, best, strict=True) if level == 1]
+    missing = [g.label() for g, level in zip(groups, best, strict=True) if level == 0]
+    if not supporting:
+        top = max(scored, key=lambda s: s[1], default=None)
+        return Judgment("GAP", (), top[1] if top else 0.0, top[2] if top else (),
+                        f"no evidence affirms {', '.join(missing)}", None, notes)
+    cited = tuple(h[0][0].item_id for h in supporting)
+    matched = tuple(sorted({t for h in supporting for t in h[0][2]}))
+    years = max((h[2] for h in supporting if h[2] is not None), default=None)
+    score = supporting[0][0][1]
+    if part or missing:
+        lacking = [*missing, *(f"{p} itself (only a related name or limited use)"
+                               for p in part)]
+        said = f"{', '.join(cited)} affirm {', '.join(full)}" if full else (
+            f"{', '.join(cited)} affirm only related or limited use")
+        return Judgment("PARTIAL", cited, score, matched, f"{said}; not shown: "
+                        f"{', '.join(lacking)}", f"no evidence of {', '.join(lacking)}", notes,
+                        years)
+    return Judgment("FULL", cited, score, matched, f"{', '.join(cited)} affirm "
+                    f"{', '.join(full)}", None, notes, years)
+
+
+def _by_coverage(scored: list[Scored], claimed: Sequence[str], threshold: float,
+                 max_citations: int, notes: tuple[tuple[str, SetAside], ...]) -> Judgment:
+    ranked = sorted(scored, key=lambda s: -s[1])
+    needed = 1 if len(claimed) <= 2 else 2
+    cited = [s for s in ranked if s[1] >= threshold and len(s[2]) >= needed][:max_citations]
+    if not cited:
+        best = ranked[0] if ranked else None
+        if best is None or not best[2]:
+            return Judgment("GAP", (), 0.0, (), "no evidence item affirms a content term of "
+                            "this requirement", None, notes)
+        return Judgment("GAP", (), best[1], best[2], f"best evidence {best[0].item_id} attests "
+                        f"only {best[1] * 100:.1f}% ({', '.join(best[2])}); threshold is "
+                        f"{threshold * 100:.1f}%", None, notes)
+    top = cited[0]
+    ids = tuple(s[0].item_id for s in cited)
+    years = max((s[3] for s in cited if s[3] is not None), default=None)
+    reason = (f"{top[0].item_id} attests {top[1] * 100:.1f}% of the requirement's weighted "
+              f"terms ({', '.join(top[2])})")
+    denied = sorted(top[0].denied & set(claimed))
+    if denied:
+        return Judgment("PARTIAL", ids, top[1], top[2], f"{reason}, but it denies "
+                        f"{', '.join(denied)}", f"{', '.join(denied)} (denied by "
+                        f"{top[0].item_id})", notes, years)
+    return Judgment("FULL", ids, top[1], top[2], reason, None, notes, years)
+
+
+def _phrase_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]
+                 ) -> Judgment:
+    """A FULL on words alone becomes PARTIAL when the requirement names a compound ("motor
+    control") whose words the cited clauses say only apart, and no compound of it as a phrase
+    (:mod:`phrases`)."""
+    if judgment.coverage != "FULL":
+        return judgment
+    cited = [c for r in readings if r.item_id in judgment.cited for c in r.clauses]
+    seen = frozenset().union(*(c.stems for c in cited)) if cited else frozenset()
+    pairs = compounds(requirement)
+    scattered = [(a, b) for a, b in pairs if a in seen and b in seen]
+    if not scattered or any(says_compound(pairs, c.text) for c in cited):
+        return judgment
+    named = ", ".join(f"{a} {b}" for a, b in scattered[:3])
+    return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; but no cited "
+                   f"clause says the requirement's phrase ({named}), only its words apart",
+                   missing=f"the phrase {named}")
+
+
+def _years_rule(requirement: str, judgment: Judgment) -> Judgment:
+    needed = required_years(requirement)
+    if needed is None or judgment.coverage != "FULL":
+        return judgment
+    if judgment.years is not None and judgment.years >= needed:
+        return judgment
+    have = f"states {judgment.years}" if judgment.years is not None else "states no years"
+    return Judgment("PARTIAL", judgment.cited, judgment.score, judgment.matched,
+                    f"{judgment.reason}; the posting asks {needed}+ years and the evidence "
+                    f"{have}", f"{needed}+ years (the evidence {have})", judgment.set_aside,
+                    judgment.years)
+
+
+def _bar_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]) -> Judgment:
+    """FULL becomes PARTIAL when a cited item states a smaller count than the posting's bar."""
+    if judgment.coverage != "FULL":
+        return judgment
+    cited = [r for r in readings if r.item_id in judgment.cited]
+    short = unmet_bar(requirement, (c.text for r in cited for c in r.clauses))
+    if short is None:
+        return judgment
+    return Judgment("PARTIAL", judgment.cited, judgment.score, judgment.matched,
+                    f"{judgment.reason}; but the posting {short}", short, judgment.set_aside,
+                    judgment.years)

@@ -1,0 +1,260 @@
+"""Scoring prep verdicts against a labelled set: the rates the two unequal costs need.
+
+A false proof (a real gap shown as met) leaves a weakness unprepared; a false gap (a met
+requirement shown as missing) wastes preparation on a strength. They are counted apart, each with
+a Wilson interval (the sets are small; a rate without one says more than it knows).
+
+The set (docs/PREP.md, "Evaluation set"): a folder per part (``tune``, ``tune2``,
+``holdout``), in it per posting NAME a ``NAME.posting.*`` text, ``NAME.evidence.yaml`` and
+``NAME.labels.jsonl`` (one gold requirement a line: ``key_phrase``, ``requirement``,
+``importance``, ``verdict``, ``evidence``, ``why``). A gold requirement is *found* when an
+extracted requirement contains its key phrase (case and whitespace aside); verdict rates are
+over found requirements, scored with the verdict of the first extracted requirement that
+contains it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from interviewsim.errors import InputError, Problem, validation_problems
+from interviewsim.prep.evidence import load_evidence_file
+from interviewsim.prep.modelcall import PrepClient
+from interviewsim.prep.models import (
+    Coverage,
+    EvidenceItem,
+    PrepSettings,
+    Requirement,
+    Verdict,
+    normalize,
+)
+from interviewsim.prep.pipeline import PrepState, run_match
+from interviewsim.prep.sources import read_text_file
+
+Run = Callable[[str, list[EvidenceItem]], tuple[list[Requirement], list[Verdict]]]
+"""One path: posting text and evidence in, requirements and their verdicts out."""
+
+RATES = ("false_proof", "over_credit", "false_gap", "denial_or_wish_full", "full_precision",
+         "full_recall", "extraction_precision", "extraction_recall")
+LOWER_IS_BETTER = frozenset({"false_proof", "over_credit", "false_gap", "denial_or_wish_full"})
+_POLARITY_WHY = re.compile(r"\b(?:never|not|no|wish|wishes|plan|plans|planning|hope|keen|"
+                           r"interest|interested|would like|yet)\b", re.I)
+"""A gold GAP whose reason names a denial or a wish (the set's writers say so in ``why``)."""
+Z95 = 1.959963984540054
+
+
+class GoldLabel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    posting: str
+    key_phrase: str
+    requirement: str
+    importance: Literal["must", "nice"]
+    verdict: Coverage
+    evidence: list[str]
+    why: str
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    posting: str
+    evidence: list[EvidenceItem]
+    labels: list[GoldLabel]
+
+
+@dataclass(frozen=True)
+class Rate:
+    hits: int
+    total: int
+
+    @property
+    def value(self) -> float | None:
+        return self.hits / self.total if self.total else None
+
+    def interval(self) -> tuple[float, float] | None:
+        """The Wilson score interval at 95%."""
+        if not self.total:
+            return None
+        n, p = self.total, self.hits / self.total
+        centre = (p + Z95 ** 2 / (2 * n)) / (1 + Z95 ** 2 / n)
+        half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / (1 + Z95 ** 2 / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+    def cell(self) -> str:
+        bounds = self.interval()
+        if self.value is None or bounds is None:
+            return "— (0)"
+        return (f"{self.value * 100:.1f}% [{bounds[0] * 100:.0f}–{bounds[1] * 100:.0f}] "
+                f"({self.hits}/{self.total})")
+
+
+@dataclass
+class Tally:
+    """Counts over gold requirements and extracted ones, summed over postings."""
+
+    pairs: list[tuple[Coverage, Coverage]] = field(default_factory=list)
+    """(gold, shown) for every found gold requirement."""
+    polarity: list[Coverage] = field(default_factory=list)
+    """What was shown for each found gold GAP that a denial or a wish explains."""
+    gold: int = 0
+    found: int = 0
+    extracted: int = 0
+    extracted_on_gold: int = 0
+    misses: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    """Postings whose run a gate rejected (their requirements count as not found)."""
+    errors: list[tuple[str, Coverage, Coverage]] = field(default_factory=list)
+
+    def rate(self, name: str) -> Rate:
+        def count(gold: set[str], shown: set[str]) -> int:
+            return sum(g in gold and s in shown for g, s in self.pairs)
+
+        def total(gold: set[str]) -> int:
+            return sum(g in gold for g, _ in self.pairs)
+
+        rates = {
+            "false_proof": Rate(count({"GAP"}, {"FULL"}), total({"GAP"})),
+            "over_credit": Rate(count({"PARTIAL"}, {"FULL"}), total({"PARTIAL"})),
+            "false_gap": Rate(count({"FULL"}, {"GAP"}), total({"FULL"})),
+            "denial_or_wish_full": Rate(self.polarity.count("FULL"), len(self.polarity)),
+            "full_precision": Rate(count({"FULL"}, {"FULL"}),
+                                   sum(s == "FULL" for _, s in self.pairs)),
+            "full_recall": Rate(count({"FULL"}, {"FULL"}), total({"FULL"})),
+            "extraction_precision": Rate(self.extracted_on_gold, self.extracted),
+            "extraction_recall": Rate(self.found, self.gold),
+        }
+        return rates[name]
+
+
+def _posting_path(folder: Path, name: str) -> Path:
+    found = sorted(p for p in folder.glob(f"{name}.posting.*"))
+    if not found:
+        raise InputError([Problem(str(folder), name, "no NAME.posting.* file")])
+    return found[0]
+
+
+def _labels(path: Path) -> list[GoldLabel]:
+    labels: list[GoldLabel] = []
+    for number, line in enumerate(read_text_file(path)[0].splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            labels.append(GoldLabel.model_validate(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise InputError([Problem(str(path), f"line {number}", f"not JSON: {exc.msg}")]
+                             ) from None
+        except ValidationError as exc:
+            raise InputError(validation_problems(exc, str(path), prefix=f"line {number}")
+                             ) from None
+    return labels
+
+
+def load_part(folder: Path) -> list[Case]:
+    """Every labelled posting of one part, by name."""
+    cases = []
+    for labels_path in sorted(folder.glob("*.labels.jsonl")):
+        name = labels_path.name.removesuffix(".labels.jsonl")
+        posting, _ = read_text_file(_posting_path(folder, name))
+        cases.append(Case(name, posting, load_evidence_file(folder / f"{name}.evidence.yaml"),
+                          _labels(labels_path)))
+    return cases
+
+
+def parts(set_dir: Path) -> dict[str, Path]:
+    """The set's parts: its labelled subfolders, or the folder itself when it is one part."""
+    if any(set_dir.glob("*.labels.jsonl")):
+        return {set_dir.name: set_dir}
+    found = {sub.name: sub for sub in sorted(set_dir.iterdir())
+             if sub.is_dir() and any(sub.glob("*.labels.jsonl"))}
+    if not found:
+        raise InputError([Problem(str(set_dir), "", "no NAME.labels.jsonl here or in a "
+                                  "subfolder (see docs/PREP.md, Evaluation set)")])
+    return found
+
+
+def score_case(case: Case, requirements: Sequence[Requirement], verdicts: Sequence[Verdict],
+               tally: Tally) -> None:
+    """Add one posting's outcome to ``tally``."""
+    shown = {v.requirement_id: v.coverage for v in verdicts}
+    if not shown:
+        tally.failed.append(case.name)
+        requirements = []
+    texts = [(r.id, normalize(r.text)) for r in requirements]
+    phrases = [normalize(label.key_phrase) for label in case.labels]
+    tally.gold += len(case.labels)
+    tally.extracted += len(requirements)
+    tally.extracted_on_gold += sum(any(p in text for p in phrases) for _, text in texts)
+    for label, phrase in zip(case.labels, phrases, strict=True):
+        hit = next((rid for rid, text in texts if phrase in text), None)
+        if hit is None:
+            tally.misses.append(f"{case.name}: {label.key_phrase}")
+            continue
+        tally.found += 1
+        tally.pairs.append((label.verdict, shown[hit]))
+        if label.verdict == "GAP" and _POLARITY_WHY.search(label.why):
+            tally.polarity.append(shown[hit])
+        if label.verdict != shown[hit]:
+            tally.errors.append((f"{case.name}: {label.key_phrase}", label.verdict, shown[hit]))
+
+
+def pipeline_run(path: Literal["lexical", "llm"], client: PrepClient | None,
+                 settings: PrepSettings) -> Run:
+    """The ``prep match`` graph on one path (extraction and matching alike)."""
+
+    def run(posting: str, evidence: list[EvidenceItem]
+            ) -> tuple[list[Requirement], list[Verdict]]:
+        state = PrepState(posting=posting, base_evidence=evidence, settings=settings,
+                          extractor=path, matcher=path)
+        outcome = run_match(state, client)
+        return (state.requirements, state.matches) if outcome.valid else ([], [])
+
+    return run
+
+
+def evaluate(cases: Sequence[Case], run: Run) -> Tally:
+    tally = Tally()
+    for case in cases:
+        requirements, verdicts = run(case.posting, case.evidence)
+        score_case(case, requirements, verdicts, tally)
+    return tally
+
+
+def summary(tally: Tally) -> dict[str, float | None]:
+    """Each rate's value, for a baseline file and the regression check."""
+    return {name: tally.rate(name).value for name in RATES}
+
+
+def regressions(current: dict[str, float | None], baseline: dict[str, float | None],
+                tolerance: float) -> list[str]:
+    """Rates worse than ``baseline`` by more than ``tolerance`` (lower is better for the three
+    error rates, higher for the rest)."""
+    worse: list[str] = []
+    for name in RATES:
+        now, then = current.get(name), baseline.get(name)
+        if now is None or then is None:
+            continue
+        delta = now - then if name in LOWER_IS_BETTER else then - now
+        if delta > tolerance:
+            worse.append(f"{name} {now * 100:.1f}% vs baseline {then * 100:.1f}% "
+                         f"(tolerance {tolerance * 100:.1f} points)")
+    return worse
+
+
+def table(rows: Sequence[tuple[str, str, Tally]]) -> str:
+    """A Markdown table: one row per (path, part)."""
+    head = ("| path | part | postings/found | " + " | ".join(n.replace("_", " ") for n in RATES)
+            + " |")
+    lines = [head, "|" + "---|" * (len(RATES) + 3)]
+    for path, part, tally in rows:
+        cells = " | ".join(tally.rate(n).cell() for n in RATES)
+        lines.append(f"| {path} | {part} | {tally.found}/{tally.gold} | {cells} |")
+    return "\n".join(lines)
