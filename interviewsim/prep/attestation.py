@@ -74,6 +74,8 @@ class Clause:
     stems: frozenset[str]
     years: int | None
     limited: bool
+    listed: bool = False
+    """The item's title and tags: a list of labels, in which words have no order."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,8 @@ def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
                       bool(_LIMITED.search(c))) for c in kept]
     if extra and not dropped:
         joined = "\n".join(extra)
-        clauses.append(Clause(joined, attested_terms(joined), _stems(joined), None, False))
+        clauses.append(Clause(joined, attested_terms(joined), _stems(joined), None, False,
+                              listed=True))
     affirmed = frozenset().union(*(c.stems for c in clauses)) if clauses else frozenset()
     denied = frozenset().union(*(_stems(d.text) for d in dropped)) - affirmed if dropped else (
         frozenset())
@@ -306,14 +309,15 @@ def _phrase_rule(requirement: str, judgment: Judgment, readings: Sequence[Readin
                  ) -> Judgment:
     """A FULL on words alone becomes PARTIAL when the requirement names a compound ("motor
     control") whose words the cited clauses say only apart, and no compound of it as a phrase
-    (:mod:`phrases`)."""
+    (:mod:`phrases`); titles and tags are labels without word order, so they never trigger it."""
     if judgment.coverage != "FULL":
         return judgment
     cited = [c for r in readings if r.item_id in judgment.cited for c in r.clauses]
     seen = frozenset().union(*(c.stems for c in cited)) if cited else frozenset()
     pairs = compounds(requirement)
     scattered = [(a, b) for a, b in pairs if a in seen and b in seen]
-    if not scattered or any(says_compound(pairs, c.text) for c in cited):
+    together = [c for c in cited if c.listed and any({a, b} <= c.stems for a, b in scattered)]
+    if not scattered or together or any(says_compound(pairs, c.text) for c in cited):
         return judgment
     named = ", ".join(f"{a} {b}" for a, b in scattered[:3])
     return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; but no cited "
