@@ -37,7 +37,8 @@ and cached like any call)."""
 
 
 class AskingClient(Protocol):
-    """The part of the model client a judge needs (``interviewsim.llm.ModelClient``)."""
+    """The part of the model client that asking needs (``interviewsim.llm.ModelClient``): the
+    judges', the generator's, the MCQ stages' and the prep pipeline's calls all go through it."""
 
     supports_json_schema: bool
     supports_grammar: bool

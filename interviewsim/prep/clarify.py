@@ -17,7 +17,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from interviewsim.errors import InputError, Problem, validation_problems
-from interviewsim.prep.modelcall import PrepCall, PrepClient, call_json
+from interviewsim.llm.asking import AskingClient
+from interviewsim.prep.modelcall import PrepCall, call_json
 from interviewsim.prep.models import (
     REQUIREMENT_ID,
     AnswerAssessment,
@@ -63,7 +64,7 @@ Answer with one JSON object with exactly these five fields.
 """
 
 
-def assess_answer(requirement: Requirement, question: str, answer: str, client: PrepClient,
+def assess_answer(requirement: Requirement, question: str, answer: str, client: AskingClient,
                   settings: PrepSettings) -> tuple[AnswerAssessment | None, PrepCall]:
     """One short-context assessment: the assessor never sees the rest of the run."""
     payload = {"requirement_id": requirement.id, "requirement": requirement.text,

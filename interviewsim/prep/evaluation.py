@@ -26,8 +26,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from interviewsim.errors import InputError, Problem, validation_problems
+from interviewsim.llm.asking import AskingClient
 from interviewsim.prep.evidence import load_evidence_file
-from interviewsim.prep.modelcall import PrepClient
 from interviewsim.prep.models import (
     Coverage,
     EvidenceItem,
@@ -206,7 +206,7 @@ def score_case(case: Case, requirements: Sequence[Requirement], verdicts: Sequen
             tally.errors.append((f"{case.name}: {label.key_phrase}", label.verdict, shown[hit]))
 
 
-def pipeline_run(path: Literal["lexical", "llm"], client: PrepClient | None,
+def pipeline_run(path: Literal["lexical", "llm"], client: AskingClient | None,
                  settings: PrepSettings) -> Run:
     """The ``prep match`` graph on one path (extraction and matching alike)."""
 

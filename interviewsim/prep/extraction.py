@@ -12,7 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from interviewsim.prep.modelcall import PrepCall, PrepClient, call_json
+from interviewsim.llm.asking import AskingClient
+from interviewsim.prep.modelcall import PrepCall, call_json
 from interviewsim.prep.models import (
     REQUIREMENT_ID,
     Category,
@@ -149,7 +150,7 @@ Answer with one JSON object: {"requirements": [...]}.
 """
 
 
-def extract_llm(posting: str, client: PrepClient, settings: PrepSettings
+def extract_llm(posting: str, client: AskingClient, settings: PrepSettings
                 ) -> tuple[list[Requirement] | None, PrepCall]:
     """Model-proposed requirements, or None (the call's ``parse_error`` says why).
 

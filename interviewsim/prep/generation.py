@@ -13,7 +13,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from interviewsim.prep.modelcall import PrepCall, PrepClient, Shape, call_json
+from interviewsim.llm.asking import AskingClient
+from interviewsim.prep.modelcall import PrepCall, Shape, call_json
 from interviewsim.prep.models import (
     EvidenceItem,
     FocusArea,
@@ -155,7 +156,7 @@ def questions_shape(focus: list[dict[str, Any]]) -> Shape:
     return shape
 
 
-def parse_round(text: str, client: PrepClient, settings: PrepSettings
+def parse_round(text: str, client: AskingClient, settings: PrepSettings
                 ) -> tuple[RoundContext | None, PrepCall]:
     """Structure the round description once; None when the answer breaks the schema."""
     value, call = call_json(client, "round-context", ROUND_RULES, {"round_description": text},
@@ -169,7 +170,7 @@ def parse_round(text: str, client: PrepClient, settings: PrepSettings
 
 
 def write_strategy(focus: list[dict[str, Any]], round_context: RoundContext | None,
-                   client: PrepClient, settings: PrepSettings
+                   client: AskingClient, settings: PrepSettings
                    ) -> tuple[Strategy | None, PrepCall]:
     payload = {"focus_areas": focus, "round_context": _round(round_context)}
     uncovered = sum(area["coverage"] != "FULL" for area in focus)
@@ -181,7 +182,7 @@ def write_strategy(focus: list[dict[str, Any]], round_context: RoundContext | No
 
 
 def write_questions(focus: list[dict[str, Any]], strategy: Strategy,
-                    round_context: RoundContext | None, client: PrepClient,
+                    round_context: RoundContext | None, client: AskingClient,
                     settings: PrepSettings) -> tuple[PracticeQuestionSet | None, PrepCall]:
     rules = QUESTION_RULES.format(low=settings.min_questions, high=settings.max_questions)
     payload = {"focus_areas": focus, "strategy": strategy.model_dump(mode="json"),

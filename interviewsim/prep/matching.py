@@ -20,8 +20,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from interviewsim.llm.asking import AskingClient
 from interviewsim.prep.attestation import Judgment, Reading, judge, read_item
-from interviewsim.prep.modelcall import PrepCall, PrepClient, call_json
+from interviewsim.prep.modelcall import PrepCall, call_json
 from interviewsim.prep.models import (
     Coverage,
     EvidenceItem,
@@ -146,7 +147,8 @@ Answer with one JSON object: {"assessments": [...]}.
 
 
 def match_llm(requirements: Sequence[Requirement], evidence: Sequence[EvidenceItem],
-              client: PrepClient, settings: PrepSettings) -> tuple[list[Verdict] | None, PrepCall]:
+              client: AskingClient, settings: PrepSettings
+              ) -> tuple[list[Verdict] | None, PrepCall]:
     """Model verdicts converted to :class:`Verdict`, or None when the answer breaks the schema."""
     payload = {
         "requirements": [{"requirement_id": r.id, "text": r.text} for r in requirements],

@@ -11,36 +11,20 @@ from __future__ import annotations
 import importlib.util
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from interviewsim.errors import ConfigError, ParseError, Problem, validation_text
+from interviewsim.llm.asking import AskingClient
 from interviewsim.llm.contract_json import parse_contract_object
 from interviewsim.llm.gbnf import gbnf_from_schema
-from interviewsim.llm.types import CallRecord, ChatRequest, ChatResult, Message, OutputConstraint
+from interviewsim.llm.types import CallRecord, ChatRequest, Message, OutputConstraint
 
 M = TypeVar("M", bound=BaseModel)
 
 TASK_MARKER = "InterviewSim prep task:"
 INPUT_MARKER = "INPUT (JSON):"
-
-
-class PrepClient(Protocol):
-    """The part of :class:`interviewsim.llm.ModelClient` that prep uses."""
-
-    @property
-    def supports_json_schema(self) -> bool: ...
-
-    @property
-    def supports_grammar(self) -> bool: ...
-
-    def request(self, messages: Sequence[Message], constraint: OutputConstraint | None = None,
-                sample_index: int = 0, temperature: float | None = None,
-                max_tokens: int | None = None) -> ChatRequest: ...
-
-    def complete_many(self, requests: Sequence[ChatRequest], desc: str = ...
-                      ) -> list[ChatResult]: ...
 
 
 class PrepCall(BaseModel):
@@ -142,7 +126,7 @@ def grammar_converter_available() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
 
 
-def constraint_for(client: PrepClient, task: str, model: type[BaseModel],
+def constraint_for(client: AskingClient, task: str, model: type[BaseModel],
                    choices: Mapping[str, Sequence[str]] | None = None,
                    counts: Mapping[str, tuple[int, int]] | None = None,
                    shape: Shape | None = None) -> OutputConstraint | None:
@@ -189,7 +173,7 @@ def messages_for(task: str, instructions: str, payload: Any) -> list[Message]:
     ]
 
 
-def call_json(client: PrepClient, task: str, instructions: str, payload: Any,
+def call_json(client: AskingClient, task: str, instructions: str, payload: Any,
               model: type[M], max_tokens: int,
               choices: Mapping[str, Sequence[str]] | None = None,
               counts: Mapping[str, tuple[int, int]] | None = None,

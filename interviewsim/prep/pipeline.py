@@ -17,13 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from interviewsim.llm.asking import AskingClient
 from interviewsim.prep import clarify, gates
 from interviewsim.prep.assessment import assess
 from interviewsim.prep.extraction import Extractor, extract_lexical, extract_llm
 from interviewsim.prep.generation import focus_payload, parse_round, write_questions, write_strategy
 from interviewsim.prep.graph import END, Graph, Route
 from interviewsim.prep.matching import Matcher, match_lexical, match_llm, reference_frequencies
-from interviewsim.prep.modelcall import PrepCall, PrepClient
+from interviewsim.prep.modelcall import PrepCall
 from interviewsim.prep.models import (
     AnswerAssessment,
     ClarificationRecord,
@@ -122,10 +123,10 @@ def answer_long_enough(state: PrepState) -> bool:
 class Nodes:
     """The node functions, bound to the model client they may use (None: offline only)."""
 
-    def __init__(self, client: PrepClient | None):
+    def __init__(self, client: AskingClient | None):
         self.client = client
 
-    def _model(self) -> PrepClient:
+    def _model(self) -> AskingClient:
         if self.client is None:
             raise RuntimeError("this step needs a model client; none was configured")
         return self.client
@@ -279,7 +280,7 @@ class Nodes:
         state.stop_reason = f"{state.failed_gate}_rejected"
 
 
-def build_match_graph(client: PrepClient | None) -> Graph[PrepState]:
+def build_match_graph(client: AskingClient | None) -> Graph[PrepState]:
     """extract → gate → match → gate → assess → plan; any failed gate → error report."""
     n = Nodes(client)
     nodes: dict[str, Callable[[PrepState], None]] = {
@@ -292,7 +293,7 @@ def build_match_graph(client: PrepClient | None) -> Graph[PrepState]:
     return Graph("match", "extract", nodes, edges)
 
 
-def build_prep_graph(client: PrepClient) -> Graph[PrepState]:
+def build_prep_graph(client: AskingClient) -> Graph[PrepState]:
     """The full workflow twice around the clarification loop; ``ask`` is the interrupt."""
     n = Nodes(client)
     nodes: dict[str, Callable[[PrepState], None]] = {
@@ -336,14 +337,14 @@ class PrepOutcome:
         return self.state.package is not None or self.state.stop_reason == "plan_ready"
 
 
-def run_match(state: PrepState, client: PrepClient | None = None) -> PrepOutcome:
+def run_match(state: PrepState, client: AskingClient | None = None) -> PrepOutcome:
     """The offline plan: requirements, verdicts and focus areas, or an error report."""
     execution = build_match_graph(client).execute(state)
     execution.advance()
     return PrepOutcome(state, execution.trajectory, execution.interrupts)
 
 
-def run_prep(state: PrepState, client: PrepClient, answers: clarify.AnswerSource
+def run_prep(state: PrepState, client: AskingClient, answers: clarify.AnswerSource
              ) -> PrepOutcome:
     """The full run: at each interrupt the answer source answers the question asked."""
     execution = build_prep_graph(client).execute(state)

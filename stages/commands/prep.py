@@ -19,11 +19,12 @@ import click
 
 from interviewsim.config.params import Params
 from interviewsim.errors import ConfigError, InputError, Problem
+from interviewsim.llm.asking import AskingClient
 from interviewsim.prep import evaluation
 from interviewsim.prep.artifacts import clear_outputs, write_match_outputs, write_prep_outputs
 from interviewsim.prep.clarify import ScriptedAnswers
 from interviewsim.prep.evidence import load_evidence_file, personality_evidence
-from interviewsim.prep.modelcall import PrepClient, grammar_converter_available
+from interviewsim.prep.modelcall import grammar_converter_available
 from interviewsim.prep.models import EvidenceItem, PrepSettings, Requirement
 from interviewsim.prep.pipeline import PrepOutcome, PrepState, run_match, run_prep
 from interviewsim.prep.sources import read_text_file
@@ -81,7 +82,7 @@ def _evidence(evidence: Path | None, personality: Path | None,
     return personality_evidence(personality, params.data.test_fraction)
 
 
-def _client(stack: ExitStack, params: Params) -> PrepClient:
+def _client(stack: ExitStack, params: Params) -> AskingClient:
     """The generator model through the shared seam (cache, retries, usage).
 
     The embedded runtime needs llama-cpp-python; without it the run stops here with a message
