@@ -18,10 +18,12 @@ output is valid produces (every answer valid, every MCQ item kept):
 
 So the calls of ``generate``, ``fact-summary``, ``judge``, ``mcq-build`` (atomic items) and
 ``mcq-answer`` equal what those stages' ``--dry-run`` count on inputs of that shape, with an
-empty cache (tests/test_plan.py). Calls are first-attempt calls (re-asks after an invalid
-output add calls only for failures); ``cache hits`` are those the response cache already
-answers; prompt tokens (4 characters a token plus per-message overhead) and completion tokens
-(each call's ``max_tokens``, an upper bound) are those of the calls still to be paid. Lines
+empty cache (tests/test_offline_pipeline.py). Calls are first-attempt calls (re-asks after an
+invalid output add calls only for failures); ``cache hits`` are those the response cache
+already answers, counted for exact prompts only (a stand-in that happens to be cached says
+nothing about the real prompt: stand-ins are priced against an empty cache); prompt tokens
+(4 characters a token plus per-message overhead) and completion tokens (each call's
+``max_tokens``, an upper bound) are those of the calls still to be paid. Lines
 whose prompts hold stand-ins are marked ``estimated``. The interview stage's calls depend on
 what the models say: they are sized from the agent's plan
 (:mod:`interviewsim.experiment.sizing`).
@@ -40,7 +42,7 @@ from pathlib import Path
 
 from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.plan import InterviewPlan
-from interviewsim.config.conditions import needs_index
+from interviewsim.config.conditions import INDEXED_STRATEGIES, needs_index
 from interviewsim.config.params import Params
 from interviewsim.data.corpus import Pair, PersonalityData
 from interviewsim.data.records import ControlAnswer
@@ -191,15 +193,20 @@ class _Stages:
     def all(self) -> list[ModelStage]:
         return [self.generate, self.fact_summary, self.judge, self.mcq_build, self.mcq_answer]
 
-    def items(self, person: PersonalityData) -> Iterator[tuple[ModelStage, object]]:
-        """Each stage with ``person``'s work item as that stage would build it."""
+    def items(self, person: PersonalityData) -> Iterator[tuple[ModelStage, object, bool]]:
+        """Each stage with ``person``'s work item as that stage would build it, and whether
+        the item is exact (its prompts are the stage's own) or holds stand-ins (whose cache
+        hits would mean nothing: a stand-in that happens to be cached is not the prompt)."""
         params = self.params
         generator = params.models.generator
-        contexts = [{"personality_id": person.personality_id, "qa_id": pair.qa_id,
-                     **planned_selection(strategy, person, params).as_record()}
-                    for strategy in params.strategies for pair in person.heldout]
-        yield self.generate, self.generate.item(person, contexts)
-        yield self.fact_summary, self.fact_summary.item(person)
+        for exact in (True, False):  # retrieval and hybrid contexts are stand-ins
+            contexts = [{"personality_id": person.personality_id, "qa_id": pair.qa_id,
+                         **planned_selection(strategy, person, params).as_record()}
+                        for strategy in params.strategies for pair in person.heldout
+                        if (strategy in INDEXED_STRATEGIES) != exact]
+            if contexts:
+                yield self.generate, self.generate.item(person, contexts), exact
+        yield self.fact_summary, self.fact_summary.item(person), True
         self.judge.summaries = {
             (person.personality_id, role.name): {
                 "valid": True, "parsed": {"summary": stand_in(role.settings.max_tokens)}}
@@ -210,13 +217,13 @@ class _Stages:
                                                   generator.max_tokens))}
                    for s in params.strategies for p in person.heldout]
         controls = _controls(params, person)
-        yield self.judge, (person, answers, [c.record() for c in controls])
-        yield self.mcq_build, person
+        yield self.judge, (person, answers, [c.record() for c in controls]), False
+        yield self.mcq_build, person, True
         self.mcq_answer.control_records = {}
         for record in controls:
             self.mcq_answer.control_records.setdefault(
                 (record.personality_id, record.control), []).append(record)
-        yield self.mcq_answer, self.mcq_answer.item(person, _mcq_items(params, person))
+        yield self.mcq_answer, self.mcq_answer.item(person, _mcq_items(params, person)), False
 
     def mcq_step(self, person: PersonalityData, clients: Clients) -> CallEstimate:
         """mcq-build's MCQ step: one ask per item the gate keeps (here: every pair)."""
@@ -227,18 +234,17 @@ class _Stages:
         return estimate_asks(client, asks)
 
 
-ESTIMATED = {"judge", "mcq-answer"}
-"""Stages whose prompts always hold stand-ins (generate's only for retrieval and hybrid)."""
-
-
 def _add(plan: CallPlan, stage: ModelStage, role: Role, dry: CallEstimate,
          estimated: bool) -> None:
     plan.line(stage.name, role.label, role.settings.model, estimated).add(dry)
 
 
 def plan_personality(plan: CallPlan, person: PersonalityData, stages: _Stages,
-                     clients: dict[str, Clients], agent: Agent | None = None) -> None:
-    """Add one personality's calls to ``plan`` (the interview stage's only with ``agent``)."""
+                     clients: dict[bool, dict[str, Clients]], agent: Agent | None = None
+                     ) -> None:
+    """Add one personality's calls to ``plan`` (the interview stage's only with ``agent``);
+    ``clients[exact]`` by stage: exact items are priced against the response cache, stand-in
+    items against an empty one."""
     params = stages.params
     plan.personalities += 1
     plan.train_pairs += len(person.train)
@@ -246,15 +252,13 @@ def plan_personality(plan: CallPlan, person: PersonalityData, stages: _Stages,
     plan.heldout_interviews += len(person.heldout_interviews())
     if not person.heldout:
         return
-    for stage, item in stages.items(person):
+    for stage, item, exact in stages.items(person):
         roles = {role.name: role for role in stage.roles()}
-        estimated = stage.name in ESTIMATED or (
-            stage.name == "generate" and needs_index(params.strategies))
-        for name, dry in stage.dry_run(clients[stage.name], item):
-            _add(plan, stage, roles[name], dry, estimated)
+        for name, dry in stage.dry_run(clients[exact][stage.name], item):
+            _add(plan, stage, roles[name], dry, estimated=not exact)
         if stage is stages.mcq_build:
             plan.line(stage.name, MCQ_STEP, roles["mcq_builder"].settings.model, True).add(
-                stages.mcq_step(person, clients[stage.name]))
+                stages.mcq_step(person, clients[False][stage.name]))
     if agent is not None:  # whole sessions, sized from the plan's turn budgets
         for calls in interview_calls(person, params, *agent, interview_strategies(params)):
             line = plan.line("interview", calls.role, calls.model, estimated=True)
@@ -274,6 +278,10 @@ def _notes(plan: CallPlan, params: Params, count_hits: bool, agent: Agent | None
     plan.notes.append("completion tokens are max_tokens per call (an upper bound)")
     if not count_hits:
         plan.notes.append("cache hits not counted (no response cache)")
+    else:
+        plan.notes.append("cache hits counted for the prompts built exactly (generate's "
+                          "strategies but retrieval/hybrid, fact-summary, mcq-build's atomic "
+                          "step); prompts holding stand-ins are priced as calls to make")
     if needs_index(params.strategies):
         plan.notes.append("retrieval/hybrid contexts sized by the same number of latest pairs")
     plan.notes.append("mcq-build's MCQ step counts one call per held-out pair (every item "
@@ -294,23 +302,23 @@ def build_plan(params: Params, people: Iterable[PersonalityData], count_hits: bo
     cache hits are looked up in params' response cache with ``count_hits`` (when it exists),
     and the interview stage is planned with ``agent``."""
     plan = CallPlan()
-    scratch = None
-    hub_settings = params.hub
-    count_hits = count_hits and Path(hub_settings.cache_path).exists()
-    if not count_hits:  # an empty cache of our own: nothing is written beside the project's
-        scratch = tempfile.mkdtemp(prefix="interviewsim-plan-")
-        hub_settings = hub_settings.model_copy(
-            update={"cache_path": str(Path(scratch) / "responses.sqlite")})
+    count_hits = count_hits and Path(params.hub.cache_path).exists()
+    # stand-ins are priced against an empty cache of our own (nothing is written beside the
+    # project's); so is everything when hits are not counted
+    scratch = tempfile.mkdtemp(prefix="interviewsim-plan-")
+    empty = params.hub.model_copy(update={"cache_path": str(Path(scratch) / "responses.sqlite")})
     try:
-        with ModelHub(hub_settings) as hub:
+        with ModelHub(params.hub if count_hits else empty) as real, ModelHub(empty) as blank:
             stages = _Stages(params)
-            clients = {stage.name: {role.name: hub.client(role.settings, label=role.label)
-                                    for role in stage.roles()} for stage in stages.all()}
+            clients = {exact: {stage.name: {role.name: hub.client(role.settings,
+                                                                  label=role.label)
+                                            for role in stage.roles()}
+                               for stage in stages.all()}
+                       for exact, hub in ((True, real), (False, blank))}
             for person in people:
                 plan_personality(plan, person, stages, clients, agent)
     finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     price(plan, params)
     _notes(plan, params, count_hits, agent)
     return plan
