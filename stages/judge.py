@@ -51,11 +51,11 @@ from stages.runner.model_stage import Clients, ModelStage, Role, run_stage
 JUDGED_OUTPUTS = (CS, FC, "ps_runs")
 Item = tuple[PersonalityData, list[dict], list[dict]]
 """A personality, its generated answers and its controls' answers."""
-Plans = dict[str, tuple[list[JudgeAsks], list[list[int]], list]]
-"""Per judge: each personality's plan and CS order, and the (task, asks) groups of them all."""
+Asked = dict[str, tuple[list[JudgeAsks], list[list[int]], list]]
+"""Per judge: each personality's asks and CS order, and the (task, asks) groups of them all."""
 
 
-class JudgeStage(ModelStage[Item, tuple[Plans, dict[str, list[list[Outcome]]]]]):
+class JudgeStage(ModelStage[Item, tuple[Asked, dict[str, list[list[Outcome]]]]]):
     name = "judge"
     main_file = "judgments.jsonl"
 
@@ -118,46 +118,46 @@ class JudgeStage(ModelStage[Item, tuple[Plans, dict[str, list[list[Outcome]]]]])
                                 self.params.judge.ps_runs)
         return 2 * (len(item[1]) + len(item[2])) + ps
 
-    def _plan(self, judge, item: Item) -> JudgeAsks:
+    def _asks(self, judge, item: Item) -> JudgeAsks:
         person, answers, controls = item
         return person_asks(person, answers, self.summaries[(person.personality_id, judge.name)],
                            self.params, controls)
 
     def dry_run(self, clients: Clients, item: Item) -> Iterable[tuple[str, CallEstimate]]:
         for judge in self.judges:
-            plan = self._plan(judge, item)
+            mine = self._asks(judge, item)
             tasks = JudgeTasks.of(judge, self.params)
-            for task, asks in ((tasks.cs, plan.cs), (tasks.fc, plan.fc or []),
-                               (tasks.ps, plan.ps)):
+            for task, asks in ((tasks.cs, mine.cs), (tasks.fc, mine.fc or []),
+                               (tasks.ps, mine.ps)):
                 yield judge.name, task.estimate(clients[judge.name], asks)
 
     def ask(self, clients: Clients, chunk: list[Item]
-            ) -> tuple[Plans, dict[str, list[list[Outcome]]]]:
-        plans: Plans = {}
+            ) -> tuple[Asked, dict[str, list[list[Outcome]]]]:
+        asked: Asked = {}
         for judge in self.judges:
             tasks = JudgeTasks.of(judge, self.params)
             mine, orders, groups = [], [], []
             for item in chunk:
-                plan = self._plan(judge, item)
-                asks, order = judge_groups(item[0], plan, tasks, self.params)
-                mine.append(plan)
+                person_asks = self._asks(judge, item)
+                asks, order = judge_groups(item[0], person_asks, tasks, self.params)
+                mine.append(person_asks)
                 orders.append(order)
                 groups += asks
-            plans[judge.name] = (mine, orders, groups)
+            asked[judge.name] = (mine, orders, groups)
         ids = group_label([person.personality_id for person, _, _ in chunk])
-        return plans, {j.name: run_together(clients[j.name], plans[j.name][2],
+        return asked, {j.name: run_together(clients[j.name], asked[j.name][2],
                                             self.params.judge.max_attempts,
                                             f"judge {j.name} {ids}")
                        for j in self.judges}
 
-    def reduce(self, chunk: list[Item], answered: tuple[Plans, dict[str, list[list[Outcome]]]]
+    def reduce(self, chunk: list[Item], answered: tuple[Asked, dict[str, list[list[Outcome]]]]
                ) -> Iterator[dict]:
         """Judgments in personality order, then judge order (a control's go to its spool);
         PS runs and votes to the results, each to its condition's list."""
-        plans, outcome_sets = answered
+        asked, outcome_sets = answered
         records: dict[tuple[str, str], PersonJudged] = {}
         for judge in self.judges:
-            mine, orders, _ = plans[judge.name]
+            mine, orders, _ = asked[judge.name]
             outcomes = per_person(outcome_sets[judge.name], len(chunk))
             for k, (person, _, _) in enumerate(chunk):
                 records[(person.personality_id, judge.name)] = judge_person(

@@ -143,13 +143,13 @@ def _prefix_order(answers: list[dict], person: PersonalityData, conditions: Sequ
                   key=lambda i: (position[answers[i]["qa_id"]], rank[condition(answers[i])]))
 
 
-def judge_groups(person: PersonalityData, plan: JudgeAsks, tasks: JudgeTasks, params: Params
+def judge_groups(person: PersonalityData, asks: JudgeAsks, tasks: JudgeTasks, params: Params
                  ) -> tuple[list[tuple[AskTask, list[Ask]]], list[int]]:
     """The (task, asks) groups of one personality for :func:`run_together` — CS in prefix
     order, FC, PS — and the CS order, to put CS outcomes back in answer order."""
-    order = _prefix_order(plan.answers, person, [*params.strategies, *params.controls])
-    groups = [(tasks.cs, [plan.cs[i] for i in order]), (tasks.fc, plan.fc or []),
-              (tasks.ps, plan.ps)]
+    order = _prefix_order(asks.answers, person, [*params.strategies, *params.controls])
+    groups = [(tasks.cs, [asks.cs[i] for i in order]), (tasks.fc, asks.fc or []),
+              (tasks.ps, asks.ps)]
     return groups, order
 
 
