@@ -15,6 +15,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from interviewsim.agent.hints import HINT_FORMS
 from interviewsim.agent.hiring import about_own_work, offer_talk
 from interviewsim.agent.language_model import model, turn_features, turn_labels
 from interviewsim.agent.signals import OTHER_CANDIDATES, PAY_TOPIC, Signal
@@ -254,7 +255,8 @@ def rule_matches(text: str) -> dict[Rule, str]:
         or dismissal(statements),
         Rule.HINT: _first((_HINT_CLAUSE,), clauses) or
         _first((_HINT_ANYWHERE,), [s.core for s in said if not s.asks]) or
-        _first((_HINT_PROBE,), [s.core for s in said if s.asks and not s.reports]),
+        _first((_HINT_PROBE,), [s.core for s in said if s.asks and not s.reports]) or
+        _first((HINT_FORMS,), [s.core for s in said if not s.reports]),
         Rule.RUBRIC_LEAK: _first(_LEAK, cores) or _first((_LEAK_STATEMENT,), statements),
         Rule.OFF_LIMITS: _off_limits([c for c in cores if not about_own_work(c)]),
         Rule.RESTATING: _first((_RESTATE,), clauses),
