@@ -195,6 +195,26 @@ comes to mind", "I think I've got everything I need"): a decline only after an i
 and only in a reply that asks nothing."""
 
 
+_CLAUSE_ASKS = re.compile(
+    r"^(?:(?:um+|uh|so|like|sorry|honestly|yeah|okay|ok|and|but|oh|quick question),? )*"
+    r"(?:was|is|are|were|am|do|does|did|what's|how's|how'd|how'm|would|could|can|any|have|has"
+    r"|should|will|(?:what|how|where) (?:am|are|is|was|did|do|does|would|should|can|could"
+    r"|kind))\b")
+"""A clause that opens as a question, in speech transcribed without question marks."""
+
+
+def _asked_clauses(said: tuple[Sentence, ...]) -> list[str]:
+    """The clauses that ask: every clause of a sentence that asks, and a clause that opens
+    as a question anywhere ("so yeah that's my design, did that answer land")."""
+    found = []
+    for s in said:
+        for clause in () if s.reports else s.clauses or (s.core,):
+            pieces = re.split(r",\s*", clause)
+            found += [clause] if s.asks else [", ".join(pieces[i:]) for i, p in
+                                              enumerate(pieces) if _CLAUSE_ASKS.match(p)]
+    return found
+
+
 def _elliptical_closer(sentence: Sentence) -> bool:
     chunks = [c.strip() for c in sentence.core.split(",") if c.strip()]
     return bool(chunks) and all(_CLOSER.fullmatch(c) for c in chunks)
@@ -202,9 +222,10 @@ def _elliptical_closer(sentence: Sentence) -> bool:
 
 def _requests_help(reply: tuple[Sentence, ...]) -> bool:
     for i, s in enumerate(reply):
-        if s.reports or not (_HELP.search(s.core) or (s.asks and CONFIRMATION.search(s.core))):
+        asked = any(_HELP.search(c) or CONFIRMATION.search(c) for c in _asked_clauses((s,)))
+        if s.reports or not (asked or _HELP.search(s.core)):
             continue
-        asking = s.asks or _IMPERATIVE_HELP.match(s.core) or \
+        asking = asked or _IMPERATIVE_HELP.match(s.core) or \
             (_NEED.match(s.core) and not _NEGATED.search(s.core))
         after = reply[i + 1:]
         # A question the speaker goes on to answer is rhetorical: what follows a real request
@@ -259,8 +280,9 @@ def rule_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
     invited = invites_questions(question)
     asked = [s for s in said if s.asks and not s.reports]
     found: set[Signal] = set()
-    progress = any((s.asks and _PROGRESS.search(s.core)) or asks_progress(s.core, s.asks)
-                   for s in said if not s.reports)
+    progress = any(s.asks and _PROGRESS.search(s.core) for s in said if not s.reports) or any(
+        asks_progress(c, True) for c in _asked_clauses(said)) or any(
+        asks_progress(s.core, False) for s in said if not s.reports)
     if not invited and not progress and _requests_help(said):
         found.add(Signal.HINT_REQUEST)
     if progress:
@@ -268,7 +290,8 @@ def rule_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
     if _declares_done(said, invited):
         found.add(Signal.NO_MORE_QUESTIONS)
     if any(re.search(PAY_TOPIC, s.core) or re.search(OTHER_CANDIDATES, s.core)
-           or _PERKS.search(s.core) or offer_talk(s.core) for s in asked):
+           or _PERKS.search(s.core) for s in asked) or any(
+            offer_talk(c) for c in _asked_clauses(said)):
         found.add(Signal.OFF_LIMITS)
     if any(_UPSET.search(s.core) for s in said if not s.reports):
         found.add(Signal.UPSET)
