@@ -41,7 +41,8 @@ _PAY_WORDS = re.compile(
     r"|bottom line|what you(?:'re| are)? on now|how much (?:are you|you) on)")
 """Pay and perks: what the job would pay or give, or what the candidate earns now."""
 _HIRING_WORDS = re.compile(
-    r"\b(?:openings?|vacanc(?:y|ies)|headcount|(?:adding|add|two|three|four|more|new) heads"
+    r"\b(?:openings|an opening (?:on|in|for) (?:the|this|our)|vacanc(?:y|ies)|headcount|(?:adding"
+    r"|add|two|three|four|more|new) heads"
     r"|(?:one|two|three|four|five|six|a few|several|\d+) (?:new )?hires\b|new hires|hiring"
     r" (?:freeze|manager wants|budget|plan|numbers)|(?:hiring|recruitment) freeze|(?:still"
     r" )?hiring\b(?! (?:bar|committee|pipeline|process for (?:your|the) team))"
