@@ -15,6 +15,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from interviewsim.agent.hints import HINT_FORMS
+from interviewsim.agent.hiring import about_own_work, offer_talk
 from interviewsim.agent.language_model import model, turn_features, turn_labels
 from interviewsim.agent.signals import OTHER_CANDIDATES, PAY_TOPIC, Signal
 from interviewsim.agent.verdicts import dismissal, praise
@@ -234,6 +236,12 @@ def _stacked(said: tuple[Sentence, ...]) -> int:
     return extra
 
 
+def _off_limits(cores: list[str]) -> str | None:
+    return _first((re.compile(OTHER_CANDIDATES),), cores) or _first(
+        (re.compile(PAY_TOPIC),), [c for c in cores if _ROLE_LINK.search(c)]) or _first(
+        (_PAY_ANY_PERSON,), cores) or next(filter(None, map(offer_talk, cores)), None)
+
+
 def rule_matches(text: str) -> dict[Rule, str]:
     """What each rule finds in one turn (the offending words), sentence by sentence."""
     said = sentences(text)
@@ -247,11 +255,10 @@ def rule_matches(text: str) -> dict[Rule, str]:
         or dismissal(statements),
         Rule.HINT: _first((_HINT_CLAUSE,), clauses) or
         _first((_HINT_ANYWHERE,), [s.core for s in said if not s.asks]) or
-        _first((_HINT_PROBE,), [s.core for s in said if s.asks and not s.reports]),
+        _first((_HINT_PROBE,), [s.core for s in said if s.asks and not s.reports]) or
+        _first((HINT_FORMS,), [s.core for s in said if not s.reports]),
         Rule.RUBRIC_LEAK: _first(_LEAK, cores) or _first((_LEAK_STATEMENT,), statements),
-        Rule.OFF_LIMITS: _first((re.compile(OTHER_CANDIDATES),), cores) or _first(
-            (re.compile(PAY_TOPIC),), [c for c in cores if _ROLE_LINK.search(c)]) or _first(
-            (_PAY_ANY_PERSON,), cores),
+        Rule.OFF_LIMITS: _off_limits([c for c in cores if not about_own_work(c)]),
         Rule.RESTATING: _first((_RESTATE,), clauses),
     }
     count = question_count(text) + _stacked(said)

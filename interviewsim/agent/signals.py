@@ -19,8 +19,11 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from interviewsim.agent.confirmation import CONFIRMATION
+from interviewsim.agent.hiring import offer_talk
 from interviewsim.agent.invitations import invites_questions
 from interviewsim.agent.language_model import reply_labels
+from interviewsim.agent.progress import asks_progress
 from interviewsim.text.discourse import Sentence, head_noun, sentences
 
 
@@ -102,6 +105,8 @@ _PERKS = re.compile(
     r"|the offer|budgeted|openings|adding seats|applicants|up against|who else|others going for"
     r"|internal (?:people|candidates)|rank against|compared? (?:with|to) the others?)\b")
 """What a candidate asks about the offer, the perks, the budget or the competition."""
+_SELF_ANSWER = re.compile(r"^(?:yes|yeah|yep|no|nope|well|only|because|actually|it is|it isn't)\b")
+"""How a reply opens that answers its own guess ("Is it linear? Well, yes, it is...")."""
 _GUESS = re.compile(
     r"^(?:is it|is this|is that|could it be|would it be|would (?:a|an)|it's|so it's) (?:a |an |the "
     r"|just )?[\w-]+(?: [\w-]+){0,3}(?: (?:thing|problem|issue|error|here))?$"
@@ -112,7 +117,8 @@ _GUESS = re.compile(
 _PROGRESS = re.compile(
     r"\bhow (?:am i|have i been) doing\b|\bhow did i do\b|\bhow'?s it going so far\b"
     r"|\b(?:was|is) (?:that|this|it|my answer) (?:an? )?(?:good|right|correct|ok|okay|fine"
-    r"|acceptable|what you (?:were|are) looking for)\b|\bdid i (?:pass|get (?:it|that|this) right"
+    r"|acceptable|what you (?:were|are) looking for)\b(?! if\b| to\b| for time\b)|\bdid i (?:pass"
+    r"|get (?:it|that|this) right"
     r"|do (?:ok|okay|well|alright))\b|\bwhat(?:'s| is| was) my (?:score|grade|result)\b"
     r"|\bhow(?:'s| is| was) my (?:performance|answer|interview|progress)\b"
     r"|\bhow am i (?:coming across|getting on|scoring|doing|holding up)\b"
@@ -189,6 +195,26 @@ comes to mind", "I think I've got everything I need"): a decline only after an i
 and only in a reply that asks nothing."""
 
 
+_CLAUSE_ASKS = re.compile(
+    r"^(?:(?:um+|uh|so|like|sorry|honestly|yeah|okay|ok|and|but|oh|quick question),? )*"
+    r"(?:was|is|are|were|am|do|does|did|what's|how's|how'd|how'm|would|could|can|any|have|has"
+    r"|should|will|(?:what|how|where) (?:am|are|is|was|did|do|does|would|should|can|could"
+    r"|kind))\b")
+"""A clause that opens as a question, in speech transcribed without question marks."""
+
+
+def _asked_clauses(said: tuple[Sentence, ...]) -> list[str]:
+    """The clauses that ask: every clause of a sentence that asks, and a clause that opens
+    as a question anywhere ("so yeah that's my design, did that answer land")."""
+    found = []
+    for s in said:
+        for clause in () if s.reports else s.clauses or (s.core,):
+            pieces = re.split(r",\s*", clause)
+            found += [clause] if s.asks else [", ".join(pieces[i:]) for i, p in
+                                              enumerate(pieces) if _CLAUSE_ASKS.match(p)]
+    return found
+
+
 def _elliptical_closer(sentence: Sentence) -> bool:
     chunks = [c.strip() for c in sentence.core.split(",") if c.strip()]
     return bool(chunks) and all(_CLOSER.fullmatch(c) for c in chunks)
@@ -196,9 +222,10 @@ def _elliptical_closer(sentence: Sentence) -> bool:
 
 def _requests_help(reply: tuple[Sentence, ...]) -> bool:
     for i, s in enumerate(reply):
-        if s.reports or not _HELP.search(s.core):
+        asked = any(_HELP.search(c) or CONFIRMATION.search(c) for c in _asked_clauses((s,)))
+        if s.reports or not (asked or _HELP.search(s.core)):
             continue
-        asking = s.asks or _IMPERATIVE_HELP.match(s.core) or \
+        asking = asked or _IMPERATIVE_HELP.match(s.core) or \
             (_NEED.match(s.core) and not _NEGATED.search(s.core))
         after = reply[i + 1:]
         # A question the speaker goes on to answer is rhetorical: what follows a real request
@@ -215,7 +242,7 @@ def _guesses(reply: tuple[Sentence, ...]) -> bool:
     first = reply[0] if reply else None
     if first is None or not first.raw.rstrip().endswith("?") or not _GUESS.match(first.core):
         return False
-    return not any(_COMMITMENT.search(t.core) for t in reply[1:])
+    return not any(_COMMITMENT.search(t.core) or _SELF_ANSWER.match(t.core) for t in reply[1:])
 
 
 def _declares_done(reply: tuple[Sentence, ...], invited: bool) -> bool:
@@ -253,7 +280,9 @@ def rule_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
     invited = invites_questions(question)
     asked = [s for s in said if s.asks and not s.reports]
     found: set[Signal] = set()
-    progress = any(_PROGRESS.search(s.core) for s in said if s.asks and not s.reports)
+    progress = any(s.asks and _PROGRESS.search(s.core) for s in said if not s.reports) or any(
+        asks_progress(c, True) for c in _asked_clauses(said)) or any(
+        asks_progress(s.core, False) for s in said if not s.reports)
     if not invited and not progress and _requests_help(said):
         found.add(Signal.HINT_REQUEST)
     if progress:
@@ -261,7 +290,8 @@ def rule_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
     if _declares_done(said, invited):
         found.add(Signal.NO_MORE_QUESTIONS)
     if any(re.search(PAY_TOPIC, s.core) or re.search(OTHER_CANDIDATES, s.core)
-           or _PERKS.search(s.core) for s in asked):
+           or _PERKS.search(s.core) for s in asked) or any(
+            offer_talk(c) for c in _asked_clauses(said)):
         found.add(Signal.OFF_LIMITS)
     if any(_UPSET.search(s.core) for s in said if not s.reports):
         found.add(Signal.UPSET)

@@ -98,12 +98,18 @@ def train(rows: Sequence[np.ndarray], gold: np.ndarray, labels: Sequence[str],
     w = np.zeros((len(buckets), k))
     b = np.zeros(k)
     m, v = np.zeros((len(buckets) + 1, k)), np.zeros((len(buckets) + 1, k))
+    # Sums over runs of sorted indices (reduceat) instead of np.add.at: the same products in a
+    # fixed order, an order of magnitude faster. Every row has features and every column
+    # occurs, so no run is empty.
+    row_starts = np.searchsorted(row_of, np.arange(n))
+    scale = values[row_starts][:, None]
+    by_col = np.argsort(cols, kind="stable")
+    rows_by_col = row_of[by_col]
+    col_starts = np.searchsorted(cols[by_col], np.arange(len(buckets)))
     for step in range(1, steps + 1):
-        logits = np.zeros((n, k))
-        np.add.at(logits, row_of, w[cols] * values[:, None])
+        logits = np.add.reduceat(w[cols], row_starts, axis=0) * scale
         err = (1.0 / (1.0 + np.exp(-(logits + b))) - gold) * weight / n
-        grad_w = np.zeros_like(w)
-        np.add.at(grad_w, cols, err[row_of] * values[:, None])
+        grad_w = np.add.reduceat((err * scale)[rows_by_col], col_starts, axis=0)
         grad = np.vstack([grad_w + l2 * w, err.sum(axis=0)])
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad ** 2

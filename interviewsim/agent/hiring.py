@@ -1,0 +1,96 @@
+"""Talk of the offer and the competition for the job, in the many ways people put it.
+
+Off-limits talk is open-ended ("What number gets you outta bed for this?", "The band tops out
+at 85k", "You're one of five finalists"), so it is read from a lexicon of pay, perks, hiring and
+competition words rather than from fixed phrases. The same words are also the substance of many
+legitimate questions ("How did you budget for the conference?", "What are the benefits of a
+monorepo?", "Design the salary microservice"), so a sentence about the candidate's own work
+(a task, a question about what they did, a technical topic) raises nothing; what is left is
+talk of this job's pay and hiring.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PAY_WORDS = re.compile(
+    r"\b(?:earn|earning|earnings|remuneration|salary|salaries|wages?|ctc|lakh|per annum|p\.a"
+    r"|money(?:-wise)?|cash-wise|in cash|(?:get|got|be|are|were|being) paid|paying you|pay (?:you"
+    r"|ya)|take-home pay|package|equity|share options|stock (?:units|options)|rsus?|options vest"
+    r"|vests? over|cliff|(?:sign-on|signing|retention|annual|performance) bonus|bonus (?:scheme"
+    r"|structure|is|pays)|commission|on-target earnings|pension|super(?:'s| is| contribution"
+    r"|annuation)|salary sacrifice|(?:car|housing|travel|relocation) (?:allowance|assistance"
+    r"|package|money)|company car|holiday entitlement|annual leave|pto|paid time off"
+    r"|vacation days|dental|medical cover|health (?:cover|insurance|plan)|benefits (?:sheet"
+    r"|package|kick|start)|401k|tips (?:get |are )?pooled|shift differentials?|penalty rates"
+    r"|overtime (?:pay|rate)|staff discount|tuition reimbursement|annual uplift|pay rise"
+    r"|(?:a|the|your) raise\b(?! (?:a|the|an|it|that|this)\b)|(?:day|hourly) rate|(?:\d+|pound"
+    r"|pounds|dollars?|quid|bucks) an hour\b"
+    r"|(?:salary|pay) (?:band|range|scale|expectations?)|(?:the|this|our) (?:band|range)"
+    r" (?:for|tops|starts|is|goes)|top of the (?:band|range)|midpoint of the range"
+    r"|(?:low|lower|top|upper|bottom) end of the (?:scale|band|range)|\d+\s?k\b"
+    r"|step \w+ on the|eba|other offers?|(?:the|an|our) offer\b|negotiable|(?:room to|willing to"
+    r"|open to) negotiate"
+    r"|negotiate (?:on|the offer|salary|base)|counter-?offer"
+    r"|pay (?:progression|bump|review)|payday|salaried|or hourly|(?:the|an) hourly\b"
+    r"|hourly (?:rate|pay|wage)|ote|gym benefit|share purchase"
+    r"|parental leave|maternity|paternity|(?:days|weeks) of (?:holiday|leave)|private health"
+    r"|enhanced rate|toil|(?:staff|employee|get a) discount|compensation details"
+    r"|what(?:'s| is) the number\b|is the number\b|the number on your"
+    r"|what band|band is (?:this|it)|^(?:\w+, )?range$"
+    r"|bottom line|what you(?:'re| are)? on now|how much (?:are you|you) on)")
+"""Pay and perks: what the job would pay or give, or what the candidate earns now."""
+_HIRING_WORDS = re.compile(
+    r"\b(?:openings|an opening (?:on|in|for) (?:the|this|our)|vacanc(?:y|ies)|headcount|(?:adding"
+    r"|add|two|three|four|more|new) heads"
+    r"|(?:one|two|three|four|five|six|a few|several|\d+) (?:new )?hires\b|new hires|hiring"
+    r" (?:freeze|manager wants|budget|plan|numbers)|(?:hiring|recruitment) freeze|(?:still"
+    r" )?hiring\b(?! (?:bar|committee|pipeline|process for (?:your|the) team))"
+    r"|budget(?:ed)? for (?:a|one|two|three|four|\d+) (?:more |new )?(?!\w+ (?:trip|upgrade))"
+    r"\w+|signed off for|(?:fill|filling) (?:\w+ )?(?:seats|posts|roles)|taking on (?:roughly"
+    r" |about )?\w+ (?:graduates|people|staff)|shortlist(?:ed)?|longlist(?:ed)?|finalists?"
+    r"|front-?runner|you(?:'re| are) (?:in )?(?:the )?top (?:two|three|\d)\b|other (?:candidates?"
+    r"|applicants?|finalists?"
+    r"|contenders?)\b(?! (?:once|in (?:a|the) (?:leader|raft|election)|vote)\b)|other (?:chap|guy"
+    r"|girl|woman|man|person|people|candidate)(?:'s)? (?:we|i|they|who|on|already|had|has|was)\b"
+    r"|the others\b|post-holder|(?:interviewed|seen|saw|seeing|met) (?:a"
+    r" bunch|\w+ (?:people|candidates|applicants)|someone|the other)|(?:the|you're the) (?:last"
+    r"|first|next) (?:one|person) (?:i'm|we're) (?:seeing|interviewing)|one of (?:only )?\w+"
+    r" (?:finalists|candidates|applicants|people)|the (?:odds|competition) (?:is|are)\b"
+    r"|how many (?:of us|candidates)"
+    r"|how many (?:\w+ )?(?:people|candidates|applicants|others)(?: \w+)? (?:applied|left"
+    r"|made it|are you (?:seeing|interviewing|considering)|you(?:'re| are) (?:seeing"
+    r"|interviewing))|(?:only|other) (?:one|person|people|candidate)s? you(?:'re| are) (?:seeing"
+    r"|considering|interviewing)|interviewing (?:many|a lot of|lots of) people|taking on (?:a lot"
+    r" of|many|lots of) (?:people|staff))")
+"""Hiring and competition: openings, headcount, the other people in the running."""
+_OWN_WORK = re.compile(
+    r"^(?:(?:so|um|uh|okay|right|and|now|yeah),? )*(?:design|build|write|implement|model|create"
+    r"|estimate|price|walk me through|talk me through|tell me about|describe|explain"
+    r"|how (?:did|do|would|could|will) you\b(?! feel| be| take| want)|what (?:did|does|do) (?:the"
+    r"|your|a|an)\b|in (?:raft|your|the)\b|what are the (?:benefits|pros|cons)|how (?:did|does"
+    r"|do) (?:the|a|an|your)|give me an example|let me (?:get this straight|make sure)|to sum up"
+    r"|if i'm following|what(?:'d| would) you do if)(?!.*\byour (?:salary|pay|compensation"
+    r"|expectations|current package))")
+"""A sentence about the candidate's work, where pay and hiring words are the topic."""
+_NOT_OFFER = re.compile(
+    r"\b(?:strong|lean|weak|no|a|mid-level|senior) hire\b|\bbonus (?:points?|marks?|if)\b"
+    r"|\bon the money\b|\bheads up\b|\bband for (?:the|analytical|problem|\w+ing)\b|\bhire-me\b"
+    r"|\bhiring (?:bar|committee)\b|\bnew hire's\b|\bheadcount of (?:the|your) \w+ you\b"
+    r"|\b(?:headcount|hiring|payroll|commission|salary|bonus|pay) (?:report|app|system|service|data"
+    r"|pipeline|database|tool|table|platform|module|feature|engine|job)s?\b")
+"""Uses of the same words that are verdicts or rubric talk, not the offer."""
+
+
+def about_own_work(sentence: str) -> bool:
+    """Whether pay and hiring words in ``sentence`` can only be the topic of the candidate's
+    work (a task, a question about what they did, a summary of their answer)."""
+    return bool(_OWN_WORK.match(sentence))
+
+
+def offer_talk(sentence: str) -> str | None:
+    """The pay, perk, hiring or competition words of one sentence that raise the topic."""
+    if about_own_work(sentence) or _NOT_OFFER.search(sentence):
+        return None
+    match = _PAY_WORDS.search(sentence) or _HIRING_WORDS.search(sentence)
+    return match.group(0) if match else None

@@ -1,0 +1,80 @@
+"""The second round of rules, checked on the rules alone (no model): each widened class finds
+its open-ended phrasings and leaves its near misses, and the threshold rule lets the model
+help a class whose rules are imprecise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from interviewsim.agent.guardrails import Rule, rule_matches
+from interviewsim.agent.language_train import _threshold
+from interviewsim.agent.signals import Signal, rule_signals
+
+TECH = "Find the k largest numbers in a stream."
+
+
+@pytest.mark.parametrize(("turn", "rule"), [
+    ("Just so you know, the band here tops out at 90k.", Rule.OFF_LIMITS),
+    ("We've got three openings on the night shift at the moment.", Rule.OFF_LIMITS),
+    ("Honestly, you're one of four finalists.", Rule.OFF_LIMITS),
+    ("Would a lower base with more share options work for you?", Rule.OFF_LIMITS),
+    ("Might a sliding window simplify this?", Rule.HINT),
+    ("The key insight is that you only need the previous row.", Rule.HINT),
+    ("A lot of people reach for a trie here.", Rule.HINT),
+    ("I'm afraid that won't fly with the auditors.", Rule.DISMISSIVE),
+    ("You're conflating latency with throughput there.", Rule.DISMISSIVE),
+    ("I can't fault that.", Rule.PRAISE),
+])
+def test_the_widened_lexicons_find_open_ended_phrasings(turn, rule):
+    assert rule in rule_matches(turn)
+
+
+@pytest.mark.parametrize("turn", [
+    "Design a service that computes sales commission at month end.",
+    "How did you budget for the team offsite?",
+    "What are the benefits of event sourcing?",
+    "In Raft, what do the other candidates do once a leader is elected?",
+    "Would it help to take a minute before you answer?",
+])
+def test_pay_and_technique_words_about_the_candidates_work_break_no_guardrail(turn):
+    assert {Rule.OFF_LIMITS, Rule.HINT} & set(rule_matches(turn)) == set()
+
+
+@pytest.mark.parametrize(("reply", "signal"), [
+    ("Did that land, do you think?", Signal.PROGRESS_QUESTION),
+    ("so yeah that's my query, was that too long", Signal.PROGRESS_QUESTION),
+    ("Am I still in the running?", Signal.PROGRESS_QUESTION),
+    ("Did I lose marks for skipping the tests?", Signal.PROGRESS_QUESTION),
+    ("Min-heap of size k, yeah?", Signal.HINT_REQUEST),
+    ("Is that the idea you had in mind?", Signal.HINT_REQUEST),
+    ("BFS or DFS, which would you prefer I use?", Signal.HINT_REQUEST),
+    ("um would i get paid overtime for weekends", Signal.OFF_LIMITS),
+])
+def test_questions_in_any_voice_carry_their_signal(reply, signal):
+    assert signal in rule_signals(reply, TECH)
+
+
+@pytest.mark.parametrize("reply", [
+    "Is it okay if I use Python?",
+    "Is it linear? Well, yes: each element is pushed and popped once.",
+    "I built the payroll export, mostly the pension deductions.",
+])
+def test_clarifications_self_answered_guesses_and_work_stories_carry_no_signal(reply):
+    assert rule_signals(reply, TECH) == frozenset()
+
+
+def test_a_label_whose_rules_are_imprecise_still_gets_a_model_threshold():
+    """Rules half right on four items, the model right on three more: judged on the union the
+    model could never reach 0.95; judged on what it adds, it gets the lowest threshold."""
+    rules = [{"x"}, {"x"}, {"x"}, {"x"}, set(), set(), set(), set()]
+    gold = [{"x"}, {"x"}, set(), set(), {"x"}, {"x"}, {"x"}, set()]
+    probs = np.array([0.1, 0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.2])
+    assert _threshold("x", probs, rules, gold) == 0.30
+
+
+def test_where_the_rules_are_precise_the_union_must_stay_precise():
+    rules = [{"x"}, {"x"}, {"x"}, {"x"}, set(), set()]
+    gold = [{"x"}, {"x"}, {"x"}, {"x"}, {"x"}, set()]
+    probs = np.array([0.1, 0.1, 0.1, 0.1, 0.9, 0.5])
+    assert _threshold("x", probs, rules, gold) == 0.55
