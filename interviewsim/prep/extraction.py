@@ -82,12 +82,20 @@ def _wanted(kind: SectionKind, sentence: str, listed: bool) -> SectionKind | Non
 
 
 def candidates(posting: str) -> list[tuple[str, SectionKind]]:
-    """Requirement candidates in posting order, verbatim, with the kind they were taken as."""
+    """Requirement candidates in posting order, verbatim, with the kind they were taken as.
+
+    When the headings leave nothing (a layout whose headings were misread), every sentence is
+    judged by its own wording instead: a posting is never rejected whole for its format.
+    """
+    return _candidates(posting, by_section=True) or _candidates(posting, by_section=False)
+
+
+def _candidates(posting: str, by_section: bool) -> list[tuple[str, SectionKind]]:
     found: list[tuple[str, SectionKind]] = []
     for block in blocks(posting):
         pieces = [block.text] if block.listed else sentences(block.text)
         for piece in pieces:
-            kind = _wanted(block.kind, piece, block.listed)
+            kind = _wanted(block.kind if by_section else "other", piece, block.listed)
             if kind is None or not any(ch.isalnum() for ch in piece):
                 continue
             found += [(part, kind) for part in split_bundle(piece)]
