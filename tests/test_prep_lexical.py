@@ -144,14 +144,18 @@ def _requirement(text: str, number: int = 1) -> Requirement:
                        source_quote=text)
 
 
-def test_a_file_items_title_and_tags_are_matched_and_named_in_the_explanation() -> None:
+def test_a_file_items_title_and_tags_are_matched_and_named_but_alone_support_only_partial(
+) -> None:
     tagged = EvidenceItem(id="EV-001", kind="file", title="Kiln maintenance",
                           text="Fixed the pottery's equipment every spring",
                           tags=("ceramics", "repair"))
     other = EvidenceItem(id="EV-002", kind="file", title="Garden", text="Grew beans")
     [verdict] = match_lexical([_requirement("Kiln repair")], [tagged, other], PrepSettings())
-    assert verdict.coverage == "FULL" and verdict.evidence_ids == ("EV-001",)
+    assert verdict.coverage == "PARTIAL" and verdict.evidence_ids == ("EV-001",)
     assert "(from its title: kiln; from its tags: repair)" in verdict.explanation
+    said = tagged.model_copy(update={"text": "I repaired the pottery's kiln every spring"})
+    [full] = match_lexical([_requirement("Kiln repair")], [said, other], PrepSettings())
+    assert full.coverage == "FULL"
     bare = tagged.model_copy(update={"title": "Spring work", "tags": ()})
     [unsupported] = match_lexical([_requirement("Kiln repair")], [bare, other], PrepSettings())
     assert unsupported.coverage == "GAP"

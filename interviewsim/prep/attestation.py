@@ -3,7 +3,11 @@
 Rules, in order (all deterministic; PARTIAL comes only from the rules, never from a score):
 
 1. Only affirmative clauses attest (:mod:`interviewsim.prep.polarity`). An item that denies or
-   wishes something has its title and tags ignored (they name the topic, not a claim).
+   wishes something has its title and tags ignored (they name the topic, not a claim). FULL
+   rests only on clauses that assert outright (:mod:`interviewsim.prep.assertion`: no marker
+   of negation, modality, plan, hedging, condition or observation anywhere in them, and the
+   candidate as subject), one sentence at a time (title and tags may add to it, never stand
+   alone); a clause that is only qualified supports PARTIAL.
 2. A requirement with distinctive terms (:mod:`interviewsim.prep.distinctive`) is FULL only
    when each of them (one of each set of alternatives) is attested. A term attested only in a
    limited clause ("C++ only for small host-side tools"), or only through a name of the same
@@ -28,11 +32,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from interviewsim.prep.assertion import coordinated, qualification
 from interviewsim.prep.distinctive import (
     GENERIC,
     TermGroup,
     attested_terms,
     distinctive_groups,
+    family,
+    has_name,
     required_years,
     stated_years,
     stem,
@@ -41,28 +48,14 @@ from interviewsim.prep.models import Coverage
 from interviewsim.prep.phrases import compounds, says_compound
 from interviewsim.prep.polarity import SetAside, affirmative
 from interviewsim.prep.quantities import unmet_bar
+from interviewsim.prep.sections import sentences
 from interviewsim.text.coverage import DocumentFrequencies, terms
 from interviewsim.text.numbers import NUMBER_WORDS
 
-_SPELLINGS = (("postgres", "postgresql"), ("kubernetes", "k8s"), ("go", "golang"),
-              ("node.js", "nodejs"), ("ci", "ci-cd"), ("cd", "ci-cd"))
-FAMILIES = (
-    frozenset({"kafka", "rabbitmq", "sqs", "kinesis", "pulsar", "activemq", "nats", "pub/sub"}),
-    frozenset({"aws", "azure", "gcp", "google cloud"}),
-    frozenset({"prometheus", "grafana", "datadog", "new relic", "splunk", "cloudwatch"}),
-    frozenset({"salesforce", "hubspot", "pipedrive"}),
-    frozenset({"meddicc", "meddpicc", "meddic", "bant", "spin", "sandler"}),
-    frozenset({"expectations", "soda", "deequ"}),
-    frozenset({"rtos", "freertos", "zephyr", "threadx", "vxworks", "qnx"}),
-    frozenset({"tableau", "looker", "powerbi", "metabase", "superset"}),
-    frozenset({"airflow", "dagster", "prefect", "luigi"}),
-    frozenset({"postgresql", "postgres", "mysql", "mariadb", "oracle"}),
-    frozenset({"c", "c++"}), frozenset({"java", "kotlin", "scala"}),
-    frozenset({"javascript", "typescript", "node.js"}),
-)
-"""Names of one kind: one attests another only in part, unless the posting accepts "similar"."""
 _LIMITED = re.compile(r"\bonly (?:for|on|in|with|at|as|a|small|occasional|basic|briefly)\b|"
                       r"\b(?:a little|some exposure|basic knowledge|limited)\b", re.I)
+
+
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(t) for t in terms(text))
 
@@ -76,6 +69,10 @@ class Clause:
     limited: bool
     listed: bool = False
     """The item's title and tags: a list of labels, in which words have no order."""
+    qualified: str | None = None
+    """Why the clause asserts nothing outright (:mod:`assertion`): it supports PARTIAL only."""
+    sentence: int = -1
+    """Which sentence of the item it is in (-1: the title and tags)."""
 
 
 @dataclass(frozen=True)
@@ -95,9 +92,12 @@ class Reading:
 def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
     """An item's affirmative clauses; ``extra`` (its title and tags) count as one more clause
     unless the item denies or wishes something."""
-    kept, dropped = affirmative(text)
-    clauses = [Clause(c, attested_terms(c), _stems(c), stated_years(c),
-                      bool(_LIMITED.search(c))) for c in kept]
+    clauses: list[Clause] = []
+    dropped: list[SetAside] = []
+    for number, sentence in enumerate(sentences(text)):
+        kept, aside = affirmative(sentence)
+        clauses += [_clause(part, number) for c in kept for part in coordinated(c)]
+        dropped += aside
     if extra and not dropped:
         joined = "\n".join(extra)
         clauses.append(Clause(joined, attested_terms(joined), _stems(joined), None, False,
@@ -111,31 +111,37 @@ def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
                    tuple(_stems(d.text) for d in dropped), denied_names)
 
 
-def _has(term: str, names: frozenset[str]) -> bool:
-    """Every word of ``term`` among ``names``, by any spelling or as a numbered family member
-    ("cortex-m" by "cortex-m4")."""
-    def one(word: str) -> bool:
-        spellings = {word, *(b for a, b in _SPELLINGS if a == word),
-                     *(a for a, b in _SPELLINGS if b == word),
-                     word[:-1] if word.endswith("s") and len(word) > 3 else f"{word}s"}
-        if spellings & names:
-            return True
-        return "-" in word and any(n.startswith(word) and n[len(word):][:1].isdigit()
-                                   for n in names)
-    return all(one(word) for word in term.split())
+def _clause(text: str, sentence: int) -> Clause:
+    why = qualification(text)
+    return Clause(text, attested_terms(text), _stems(text), stated_years(text),
+                  bool(_LIMITED.search(text)) or why is not None, qualified=why,
+                  sentence=sentence)
 
 
-def _family(term: str) -> frozenset[str]:
-    return next((f for f in FAMILIES if term in f), frozenset())
+def strong(reading: Reading) -> Reading:
+    """The reading with only the clauses that assert outright (the only ones FULL rests on)."""
+    return replace(reading, clauses=tuple(c for c in reading.clauses if c.qualified is None))
+
+
+def _singles(reading: Reading, claimed: Sequence[str]) -> list[Reading]:
+    """Each sentence's clauses that assert outright, where they name one of the requirement's
+    words, read with the item's title and tags (they name its topic): the units a FULL may rest
+    on. Words scattered over several sentences of an item are not one statement."""
+    sure = strong(reading).clauses
+    labels = tuple(c for c in sure if c.listed)
+    said = {c.sentence for c in sure if not c.listed and c.stems & set(claimed)}
+    return [replace(reading, clauses=(*(c for c in sure if c.sentence == n and not c.listed),
+                                      *labels)) for n in sorted(said)]
 
 
 def group_level(group: TermGroup, clause: Clause) -> int:
-    """2: the clause attests the group; 1: in part (limited clause, or a family name); 0: no."""
-    if any(_has(term, clause.names) for term in group.terms):
-        return 1 if clause.limited else 2
-    kin = frozenset().union(*(_family(t) for t in group.terms)) - set(group.terms)
-    if any(_has(name, clause.names) for name in kin):
-        return 2 if group.open and not clause.limited else 1
+    """2: the clause attests the group; 1: in part (a limited or qualified clause, a title or
+    tag alone, or a family name); 0: no."""
+    if any(has_name(term, clause.names) for term in group.terms):
+        return 1 if clause.limited or clause.listed else 2
+    kin = frozenset().union(*(family(t) for t in group.terms)) - set(group.terms)
+    if any(has_name(name, clause.names) for name in kin):
+        return 2 if group.open and not (clause.limited or clause.listed) else 1
     return 0
 
 
@@ -177,14 +183,15 @@ def _weights(claimed: Sequence[str], requirement: str,
 def _coverage(claimed: Sequence[str], weights: dict[str, float], reading: Reading,
               display: dict[str, str]) -> tuple[float, tuple[str, ...], int | None]:
     """The weighted share of ``claimed`` stems the item affirms, the requirement's words for
-    them (as the posting spells them), and the most years the clauses with them state."""
+    them (as the posting spells them), and the fewest years the clauses with them state (of
+    several spells in one item, only the shortest is sure to be the requirement's)."""
     seen = frozenset().union(*(c.stems for c in reading.clauses)) if reading.clauses else (
         frozenset())
     matched = tuple(t for t in claimed if t in seen)
     total = math.fsum(weights[t] for t in claimed)
     score = math.fsum(weights[t] for t in matched) / total if total else 0.0
     years = [c.years for c in reading.clauses if c.years is not None and c.stems & set(matched)]
-    return score, tuple(display[t] for t in matched), max(years) if years else None
+    return score, tuple(display[t] for t in matched), min(years) if years else None
 
 
 def _notes(readings: Sequence[Reading], requirement: str) -> tuple[tuple[str, SetAside], ...]:
@@ -207,10 +214,15 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
     scored = [(r, *_coverage(claimed, weights, r, display)) for r in readings]
     notes = _notes(readings, requirement)
     if groups:
-        judgment = _by_names(groups, scored, max_citations, notes)
+        judgment = _by_names(groups, scored, max_citations, notes, claimed)
     else:
-        judgment = _phrase_rule(requirement, _by_coverage(scored, claimed, threshold,
-                                                          max_citations, notes), readings)
+        sure = [max(((r, *_coverage(claimed, weights, one, display))
+                     for one in _singles(r, claimed)),
+                    key=lambda s: s[1], default=(r, 0.0, (), None)) for r in readings]
+        judgment = _hedged(_by_coverage(sure, claimed, threshold, max_citations, notes),
+                           _by_coverage(scored, claimed, threshold, max_citations, notes),
+                           readings)
+        judgment = _phrase_rule(requirement, judgment, readings)
     judged = _bar_rule(requirement, _years_rule(requirement, judgment), readings)
     return replace(judged, quote=_quote(judged, readings, groups, claimed))
 
@@ -230,16 +242,22 @@ def _quote(judgment: Judgment, readings: Sequence[Reading], groups: Sequence[Ter
 Scored = tuple[Reading, float, tuple[str, ...], int | None]
 
 
-def _levels(groups: Sequence[TermGroup], reading: Reading, denied_elsewhere: frozenset[str]
-            ) -> tuple[list[int], int | None]:
+def _levels(groups: Sequence[TermGroup], reading: Reading, denied_elsewhere: frozenset[str],
+            claimed: Sequence[str]) -> tuple[list[int], int | None]:
     """Each group's best level in the item, and the most years its attesting clauses state.
     A name another item denies ("I have not used Spark") is attested here only in part: the
-    evidence contradicts itself, and a contradiction is not proof."""
+    evidence contradicts itself, and a contradiction is not proof. A name in the title or tags
+    alone counts in full only when a clause of the item that asserts outright says something
+    else the requirement asks ("I built our pytest-based suite of 1,400 tests", tag pytest)."""
     levels = [0] * len(groups)
     years: list[int] = []
-    contradicted = [any(_has(t, denied_elsewhere) for t in g.terms) for g in groups]
+    contradicted = [any(has_name(t, denied_elsewhere) for t in g.terms) for g in groups]
+    anchored = any(c.qualified is None and not c.listed and c.stems & set(claimed)
+                   for c in reading.clauses)
     for clause in reading.clauses:
-        found = [min(group_level(g, clause), 1 if doubt else 2)
+        label = clause.listed and anchored
+        found = [min(group_level(g, replace(clause, listed=False) if label else clause),
+                     1 if doubt else 2)
                  for g, doubt in zip(groups, contradicted, strict=True)]
         levels = [max(a, b) for a, b in zip(levels, found, strict=True)]
         if any(found) and clause.years is not None:
@@ -248,10 +266,10 @@ def _levels(groups: Sequence[TermGroup], reading: Reading, denied_elsewhere: fro
 
 
 def _by_names(groups: list[TermGroup], scored: list[Scored], max_citations: int,
-              notes: tuple[tuple[str, SetAside], ...]) -> Judgment:
+              notes: tuple[tuple[str, SetAside], ...], claimed: Sequence[str]) -> Judgment:
     denials = [(s[0].item_id, s[0].denied_names) for s in scored]
     hits = [(s, *_levels(groups, s[0], frozenset().union(
-        *(names for item_id, names in denials if item_id != s[0].item_id))))
+        *(names for item_id, names in denials if item_id != s[0].item_id)), claimed))
         for s in scored]
     supporting = sorted((h for h in hits if any(h[1])),
                         key=lambda h: (-sum(h[1]), -h[0][1]))[:max_citations]
@@ -275,8 +293,13 @@ def _by_names(groups: list[TermGroup], scored: list[Scored], max_citations: int,
         return Judgment("PARTIAL", cited, score, matched, f"{said}; not shown: "
                         f"{', '.join(lacking)}", f"no evidence of {', '.join(lacking)}", notes,
                         years)
-    return Judgment("FULL", cited, score, matched, f"{', '.join(cited)} affirm "
-                    f"{', '.join(full)}", None, notes, years)
+    reason = f"{', '.join(cited)} affirm {', '.join(full)}"
+    denied = sorted(supporting[0][0][0].denied & set(claimed))
+    if denied:
+        return Judgment("PARTIAL", cited, score, matched, f"{reason}, but {cited[0]} denies "
+                        f"{', '.join(denied)}", f"{', '.join(denied)} (denied by {cited[0]})",
+                        notes, years)
+    return Judgment("FULL", cited, score, matched, reason, None, notes, years)
 
 
 def _by_coverage(scored: list[Scored], claimed: Sequence[str], threshold: float,
@@ -303,6 +326,17 @@ def _by_coverage(scored: list[Scored], claimed: Sequence[str], threshold: float,
                         f"{', '.join(denied)}", f"{', '.join(denied)} (denied by "
                         f"{top[0].item_id})", notes, years)
     return Judgment("FULL", ids, top[1], top[2], reason, None, notes, years)
+
+
+def _hedged(sure: Judgment, any_clause: Judgment, readings: Sequence[Reading]) -> Judgment:
+    """FULL from clauses that assert outright; a FULL only qualified clauses give is PARTIAL."""
+    if sure.coverage != "GAP" or any_clause.coverage != "FULL":
+        return sure
+    top = next(r for r in readings if r.item_id == any_clause.cited[0])
+    why = next((c.qualified for c in top.clauses if c.qualified), "a qualified clause")
+    return replace(any_clause, coverage="PARTIAL", reason=f"{any_clause.reason}; but no "
+                   f"clause asserts it outright ({why})",
+                   missing="a clause saying the candidate did or holds it")
 
 
 def _phrase_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]

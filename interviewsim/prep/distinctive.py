@@ -165,8 +165,12 @@ def _name_run(previous: str, word: str, between: str) -> bool:
 
 
 def _in_brackets(text: str, offset: int) -> bool:
+    """Inside brackets that list examples; "(SMP, SPP and SSP)" lists all of them instead."""
     before = text[:offset]
-    return before.count("(") > before.count(")")
+    if before.count("(") <= before.count(")"):
+        return False
+    inside = text[before.rfind("("):].split(")", 1)[0]
+    return not (re.search(r"\band\b|&", inside) and not re.search(r"\bor\b", inside))
 
 
 def distinctive_groups(requirement: str) -> list[TermGroup]:
@@ -254,10 +258,12 @@ _MONTHS = re.compile(r"\b(\d{1,3}|" + "|".join(WORD_VALUES) + r")\s*months?\b", 
 
 
 def stated_years(text: str) -> int | None:
-    """The most whole years a piece of evidence states ("seven years", "18 months")."""
+    """The whole years a clause states ("seven years", "18 months"); of several ("three years as
+    site manager after six as an assistant"), the fewest: the only count sure to be the
+    requirement's."""
     found = [_number(m.group(1)) for m in _YEARS.finditer(text)]
     found += [_number(m.group(1)) // 12 for m in _MONTHS.finditer(text)]
-    return max(found) if found else None
+    return min(found) if found else None
 
 
 def _number(word: str) -> int:
@@ -277,3 +283,40 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)].rstrip("e")
     return word.rstrip("e") if len(word) > 4 else word
+
+
+_SPELLINGS = (("postgres", "postgresql"), ("kubernetes", "k8s"), ("go", "golang"),
+              ("node.js", "nodejs"), ("ci", "ci-cd"), ("cd", "ci-cd"))
+FAMILIES = (
+    frozenset({"kafka", "rabbitmq", "sqs", "kinesis", "pulsar", "activemq", "nats", "pub/sub"}),
+    frozenset({"aws", "azure", "gcp", "google cloud"}),
+    frozenset({"prometheus", "grafana", "datadog", "new relic", "splunk", "cloudwatch"}),
+    frozenset({"salesforce", "hubspot", "pipedrive"}),
+    frozenset({"meddicc", "meddpicc", "meddic", "bant", "spin", "sandler"}),
+    frozenset({"expectations", "soda", "deequ"}),
+    frozenset({"rtos", "freertos", "zephyr", "threadx", "vxworks", "qnx"}),
+    frozenset({"tableau", "looker", "powerbi", "metabase", "superset"}),
+    frozenset({"airflow", "dagster", "prefect", "luigi"}),
+    frozenset({"postgresql", "postgres", "mysql", "mariadb", "oracle"}),
+    frozenset({"c", "c++"}), frozenset({"java", "kotlin", "scala"}),
+    frozenset({"javascript", "typescript", "node.js"}),
+)
+"""Names of one kind: one attests another only in part, unless the posting accepts "similar"."""
+
+
+def has_name(term: str, names: frozenset[str]) -> bool:
+    """Every word of ``term`` among ``names``, by any spelling or as a numbered family member
+    ("cortex-m" by "cortex-m4")."""
+    def one(word: str) -> bool:
+        spellings = {word, *(b for a, b in _SPELLINGS if a == word),
+                     *(a for a, b in _SPELLINGS if b == word),
+                     word[:-1] if word.endswith("s") and len(word) > 3 else f"{word}s"}
+        if spellings & names:
+            return True
+        return "-" in word and any(n.startswith(word) and n[len(word):][:1].isdigit()
+                                   for n in names)
+    return all(one(word) for word in term.split())
+
+
+def family(term: str) -> frozenset[str]:
+    return next((f for f in FAMILIES if term in f), frozenset())

@@ -34,11 +34,15 @@ _CLAUSE_START = (r"(?:(?:if\s+)?you|can|know|have|has|are|is|hold|speak|write|un
                  r"bring|like|love|thrive|take|own|care|keep|use|build|work|communicate|want|"
                  r"feel|show|lead|manage|stay|get|make|see|handle|think|explain|read|run|do|"
                  r"will|should|must|review|share|maintain|support|mentor|coordinate|ensure|"
-                 r"report|train|plan|prepare|deliver|drive|partner)\b"
+                 r"report|train|plan|prepare|deliver|drive|partner|we|collect|complete|carry|"
+                 r"prescribe|investigate|monitor|adjust|operate|attend|present|liaise|"
+                 r"calculate|process|submit|record|check|issue|assess|respond|supervise|"
+                 r"escalate)\b"
                  r"(?!\s*(?:,|and\b|or\b))")
 """A word that opens a new clause after a comma — unless a verb list goes on ("design, build
 and operate the pipelines" is one duty)."""
-_BUNDLE = re.compile(r";\s+|,\s+(?:and\s+|or\s+)?(?=" + _CLAUSE_START + ")", re.I)
+_BUNDLE = re.compile(r";\s+|,\s+as\s+(?:is|are)\s+|,\s+(?:and\s+|or\s+)?(?="
+                     + _CLAUSE_START + ")", re.I)
 _SUBORDINATE = re.compile(r"^(?:because|as|when|if|since|while|although|though|whether)\b",
                           re.I)
 MIN_PART_WORDS = 3
@@ -46,10 +50,12 @@ MIN_PART_WORDS = 3
 
 def split_bundle(sentence: str) -> list[str]:
     """A sentence asking for several things, cut where a new clause starts (``…, and you can
-    explain …``; ``…; …``); a list of alternatives, of nouns or of verbs stays whole, and so
-    does a leading "Because …," clause (it belongs to the one after it)."""
+    explain …``; ``…; …``; ``X is required, as is Y``); a list of alternatives, of nouns or of
+    verbs stays whole, and so does a leading "Because …," clause (it belongs to the one after
+    it) unless the main clause ("you will …") has already begun before the cut."""
     cuts = list(_BUNDLE.finditer(sentence))
-    if cuts and _SUBORDINATE.match(sentence):
+    if cuts and _SUBORDINATE.match(sentence) and not re.search(
+            r"\byou\b", sentence[:cuts[0].start()], re.I):
         cuts = cuts[1:]
     bounds = [0, *(c.start() for c in cuts), len(sentence)]
     starts = [0, *(c.end() for c in cuts)]
@@ -83,12 +89,20 @@ def _wanted(kind: SectionKind, sentence: str, listed: bool) -> SectionKind | Non
 
 
 def candidates(posting: str) -> list[tuple[str, SectionKind]]:
-    """Requirement candidates in posting order, verbatim, with the kind they were taken as."""
+    """Requirement candidates in posting order, verbatim, with the kind they were taken as.
+
+    When the headings leave nothing (a layout whose headings were misread), every sentence is
+    judged by its own wording instead: a posting is never rejected whole for its format.
+    """
+    return _candidates(posting, by_section=True) or _candidates(posting, by_section=False)
+
+
+def _candidates(posting: str, by_section: bool) -> list[tuple[str, SectionKind]]:
     found: list[tuple[str, SectionKind]] = []
     for block in blocks(posting):
         pieces = [block.text] if block.listed else sentences(block.text)
         for piece in pieces:
-            kind = _wanted(block.kind, piece, block.listed)
+            kind = _wanted(block.kind if by_section else "other", piece, block.listed)
             if kind is None or not any(ch.isalnum() for ch in piece):
                 continue
             found += [(part, kind) for part in split_bundle(piece)]

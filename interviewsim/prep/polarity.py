@@ -133,7 +133,7 @@ _PRONOUN_OBJECT = re.compile(r"(?:\bnever|\bnot|n't)\s+(?:\w+\s+){0,3}?\w+\s+(?:
                              r"this|that|these|those|any)\b(?!\s+\w*[A-Z0-9])", re.I)
 """A denial whose object is a pronoun: it denies what the clause before it named."""
 _CLAUSE_BREAK = re.compile(
-    r"\s*[;:()\u2014\u2013]\s*|\s+-\s+|\s+\b(?:but|although|though|however|whereas|"
+    r"\s*[;()\u2014\u2013]\s*|(?<!\d):(?!\d)\s*|\s+-\s+|\s+\b(?:but|although|though|however|whereas|"
     r"except)\b\s*|(?<!assisted)(?<!helped)(?<!supported)\s+\bwhile\b\s*|"
     r",\s*(?=(?:never|not|no|although|though|but|yet|and (?:I )?(?:never|not|would|hope|want|"
     r"plan|will))\b)", re.I)

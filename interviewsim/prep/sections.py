@@ -132,32 +132,62 @@ def _inline_heading(line: str) -> tuple[SectionKind, str] | None:
     return (kind, rest.strip()) if kind else None
 
 
+_RUN_IN = re.compile(r"^([A-Z][A-Z'’&/ -]{2,}[A-Z])[.:]\s+(?=\S)")
+"""``THE POSITION. The Operator II runs …``: a capitalised run-in heading opening a paragraph."""
+
+
+def _run_in_heading(line: str) -> tuple[SectionKind, str] | None:
+    match = _RUN_IN.match(line.strip())
+    if not match or len(match.group(1).split()) > 6:
+        return None
+    return heading_kind(match.group(1)) or "other", line.strip()[match.end():]
+
+
+def _section_after(kind: SectionKind, heading: str) -> SectionKind:
+    """A heading whose words name no kind ends a benefits, apply or company section only."""
+    return heading_kind(heading) or ("other" if kind in ("benefits", "apply", "company")
+                                     else kind)
+
+
 def blocks(posting: str) -> Iterator[Block]:
-    """The posting's list items and paragraphs, in order, each with its section's kind."""
+    """The posting's list items and paragraphs, in order, each with its section's kind.
+
+    A ``Key: value`` line (``Salary band: PW-7``) is a field: its kind holds for its own
+    block and the list items right under it, never for the rest of the posting.
+    """
     lines = posting.splitlines()
     width = _wrap_width(lines)
     kind: SectionKind = "other"
+    field: SectionKind | None = None
     current: list[str] = []
     listed = False
 
     def flush() -> Iterator[Block]:
         if current:
-            yield Block(" ".join(part.strip() for part in current), kind, listed)
+            yield Block(" ".join(part.strip() for part in current), field or kind, listed)
         current.clear()
 
     for line in lines:
         if not line.strip():
             yield from flush()
+            field = None
             continue
         if is_heading(line):
             yield from flush()
-            kind = heading_kind(line) or ("other" if kind in ("benefits", "apply", "company")
-                                          else kind)
+            kind, field = _section_after(kind, line), None
+            continue
+        run_in = _run_in_heading(line) if not LIST_MARKER.match(line) else None
+        if run_in:
+            yield from flush()
+            field = None
+            kind = run_in[0] if run_in[0] != "other" else _section_after(kind, "")
+            current.append(run_in[1])
+            listed = False
             continue
         inline = _inline_heading(line) if not LIST_MARKER.match(line) else None
         if inline:
             yield from flush()
-            kind, rest = inline
+            field, rest = inline
             current.append(rest)
             listed = True
             continue
