@@ -100,6 +100,33 @@ def test_two_processes_write_concurrently(tmp_path: Path) -> None:
     assert set(shared.values()) <= {"0", "1"} and len(shared) == 100
 
 
+
+def _open_together(path: str, barrier, errors) -> None:
+    barrier.wait()  # every process reaches the first connection at the same moment
+    try:
+        SqliteStore(path).put_many({"shared": "v"})
+    except Exception as error:  # noqa: BLE001 - reported to the parent, which asserts on it
+        errors.put(repr(error))
+
+
+def test_processes_opening_a_new_store_at_once_all_succeed(tmp_path: Path) -> None:
+    """Switching a new file to WAL raced: SQLite answers "database is locked" at once, without
+    waiting out the busy timeout (27 of 100 trials of 8 processes failed before the retry; the CI
+    run of 2d07993 lost test_paid_calls to it)."""
+    context = multiprocessing.get_context("fork")
+    for trial in range(15):
+        path = str(tmp_path / f"new-{trial}.sqlite")
+        barrier, errors = context.Barrier(8), context.Queue()
+        workers = [context.Process(target=_open_together, args=(path, barrier, errors))
+                   for _ in range(8)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(60)
+        assert [w.exitcode for w in workers] == [0] * 8
+        assert errors.empty(), errors.get()
+        assert SqliteStore(path).get_many(["shared"]) == {"shared": "v"}
+
 def test_cache_stats_command_prints_entries_size_and_models(tmp_path: Path) -> None:
     path = tmp_path / "cache" / "responses.sqlite"
     responses = ResponseCache(path)

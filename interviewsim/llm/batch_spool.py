@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from interviewsim.errors import ConfigError
+from interviewsim.llm.kvstore import connect_shared
 from interviewsim.llm.openai_batch import (
     ENDPOINT,
     FINAL,
@@ -57,8 +57,7 @@ class PendingLedger:
 
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = connect_shared(path, isolation_level="")  # implicit transactions, commit()
         self._db.execute("CREATE TABLE IF NOT EXISTS pending "
                          "(key TEXT PRIMARY KEY, batch TEXT NOT NULL)")
         self._db.execute("CREATE INDEX IF NOT EXISTS pending_batch ON pending (batch)")
