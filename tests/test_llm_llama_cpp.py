@@ -18,8 +18,8 @@ from interviewsim.errors import ProviderError
 from interviewsim.judges.constraints import content_similarity_constraints, trait_rating_constraints
 from interviewsim.llm import ModelClient, ModelHub, OutputConstraint
 from interviewsim.llm.gguf import resolve_model_path
-from interviewsim.llm.lazy_grammar import LazyGrammar
 from interviewsim.llm.llama_cpp_provider import TOP_K
+from interviewsim.llm.llama_engine import Job
 
 pytestmark = pytest.mark.model
 
@@ -87,63 +87,130 @@ def test_model_identity_is_the_gguf_content_hash(client: ModelClient, hub: Model
     assert json.loads(sidecar.read_text())[str(path.resolve())]["sha256"] == digest
 
 
-def test_seam_renders_the_prompt_llama_cpp_python_would(client: ModelClient) -> None:
+@pytest.fixture(scope="module")
+def reference(client: ModelClient) -> Iterator:
+    """llama-cpp-python's own high-level API on the same GGUF, decoding one sequence."""
+    from llama_cpp import Llama
+
+    llama = Llama(model_path=str(client.provider.path), n_ctx=1024, n_threads=2, verbose=False)
+    yield llama
+    llama.close()
+
+
+def test_seam_renders_and_decodes_what_llama_cpp_python_would(client: ModelClient,
+                                                              reference) -> None:
     messages = [{"role": "system", "content": "You are terse."},
                 {"role": "user", "content": "Why is the sky blue?"}]
-    llama = client.provider.model().llama
-    llama.reset()
-    raw = llama.create_chat_completion(messages=messages, max_tokens=8, temperature=0.0, seed=0)
-    llama.reset()
+    raw = reference.create_chat_completion(messages=messages, max_tokens=8, temperature=0.0)
     [result] = client.complete_many([client.request(messages, max_tokens=8)])
     assert result.text == raw["choices"][0]["message"]["content"]
     assert result.usage.prompt_tokens == raw["usage"]["prompt_tokens"]
 
 
-LAZY_CASES = [
+GRAMMAR_CASES = [
     ("Rate the speaker's openness. Answer with a level and a reason.",
      trait_rating_constraints(120)[0].grammar),
     ("Grade this answer against the reference: both say the kiln cracked in winter.",
      content_similarity_constraints(120)[0].grammar),
     ("Pick one option: A, B or C.", 'root ::= ("A" | "B" | "C") ")"'),
     ("Write the number of days in a week as digits, then stop.", 'root ::= [0-9]+ "."'),
+    ("Say hello.", 'root ::= "ZQ" [0-9]'),  # the model's first pick is always rejected
 ]
 
 
-@pytest.mark.parametrize(("prompt", "grammar"), LAZY_CASES, ids=["ps", "cs", "abc", "digits"])
-@pytest.mark.parametrize("temperature", [0.0, 0.7])
-def test_lazy_grammar_decodes_exactly_what_full_grammar_masking_decodes(
-        client: ModelClient, prompt: str, grammar: str, temperature: float) -> None:
-    from llama_cpp import LlamaGrammar, LogitsProcessorList
-
-    llama = client.provider.model().llama
-    tokens = llama.tokenize(f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n"
-                            .encode(), special=True)
-    for seed in (1, 2, 3) if temperature else (0,):
-        llama.reset()
-        full = llama.create_completion(tokens, max_tokens=60, temperature=temperature, seed=seed,
-                                       grammar=LlamaGrammar.from_string(grammar, verbose=False))
-        llama.reset()
-        lazy = LazyGrammar(llama, grammar, 1 if temperature == 0 else TOP_K)
-        fast = llama.create_completion(tokens, max_tokens=60, temperature=temperature, seed=seed,
-                                       top_k=TOP_K, logits_processor=LogitsProcessorList([lazy]))
-        lazy.close()
-        assert fast["choices"][0]["text"] == full["choices"][0]["text"]
-        assert fast["usage"] == full["usage"]
+def _submit(client: ModelClient, prompt: str, grammar: str | None, temperature: float = 0.0,
+            seed: int = 0, max_tokens: int = 60) -> Job:
+    loaded = client.provider.model()
+    tokens = loaded.llama.tokenize(
+        f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n".encode(), special=True)
+    job = Job(tokens=tokens, max_tokens=max_tokens, temperature=temperature, seed=seed,
+              top_k=TOP_K, stop=[], grammar=grammar)
+    return loaded.engine.submit(job).result(timeout=120)
 
 
-def test_interleaved_roles_each_find_their_prefix_in_their_own_kv_slot(
+@pytest.mark.parametrize(("prompt", "grammar"), GRAMMAR_CASES,
+                         ids=["ps", "cs", "abc", "digits", "rejected"])
+def test_greedy_native_grammar_decodes_what_whole_vocabulary_masking_decodes(
+        client: ModelClient, monkeypatch: pytest.MonkeyPatch, prompt: str, grammar: str) -> None:
+    """Sampling first and checking only the sampled token is exact for greedy decoding: the
+    best token, when valid, is the best valid token."""
+    from interviewsim.llm import llama_engine
+
+    fast = _submit(client, prompt, grammar)
+    monkeypatch.setattr(llama_engine, "CHECK_SAMPLED_FIRST", False)
+    full = _submit(client, prompt, grammar)
+    assert fast.text == full.text and fast.generated == full.generated
+
+
+def test_unconstrained_greedy_decoding_equals_llama_cpp_python(client: ModelClient,
+                                                               reference) -> None:
+    prompt = "Grade this answer against the reference: both say the kiln cracked in winter."
+    tokens = reference.tokenize(f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n"
+                                .encode(), special=True)
+    reference.reset()
+    full = reference.create_completion(tokens, max_tokens=40, temperature=0.0)
+    job = _submit(client, prompt, None, max_tokens=40)
+    assert job.text.decode() == full["choices"][0]["text"]
+
+
+@pytest.mark.parametrize(("prompt", "grammar"), GRAMMAR_CASES,
+                         ids=["ps", "cs", "abc", "digits", "rejected"])
+def test_sampled_native_grammar_output_is_in_the_language_and_seeded(
+        client: ModelClient, prompt: str, grammar: str) -> None:
+    from llama_cpp import LlamaGrammar
+
+    texts = [_submit(client, prompt, grammar, 0.7, seed).text.decode() for seed in (1, 2, 1)]
+    assert texts[0] == texts[2]  # same seed, same draw
+    checker = LlamaGrammar.from_string(grammar, verbose=False)  # parses: the grammar is valid
+    assert checker is not None
+    if "ZQ" in grammar:
+        assert all(re.fullmatch(r"ZQ[0-9]", t) for t in texts)
+    if '"A" | "B"' in grammar:
+        assert all(re.fullmatch(r"[ABC]\)", t) for t in texts)
+
+
+def test_requests_decoded_together_stay_in_their_own_sequences(client: ModelClient) -> None:
+    """Eight requests in flight on four sequences: identical prompts decoded side by side get
+    identical answers, and each answer is about its own prompt (no KV crosstalk)."""
+    cities = ["Paris", "Tokyo", "Cairo", "Lima"]
+    requests = [client.request(user(f"Name one famous landmark in {city}. {nonce}"),
+                               max_tokens=24)
+                for city in cities for nonce in ("Be brief.", "Be brief.")]
+    results = client.complete_many(requests)
+    assert client.provider.max_concurrency == 2 * client.provider.settings.parallel >= 8
+    texts = [r.text for r in results]
+    assert all(texts) and texts[0::2] == texts[1::2]
+    assert len(set(texts[0::2])) == len(cities)
+
+
+def test_interleaved_roles_each_find_their_prefix_in_their_own_kv_stream(
         client: ModelClient) -> None:
     roles = {"interviewer": "You are the interviewer. Ask one short question. " * 12,
              "evaluator": "You are the evaluator. Score the answer from 1 to 5. " * 12}
-
-    def messages(role: str, turn: int) -> list[dict[str, str]]:
-        return [{"role": "system", "content": roles[role]},
-                {"role": "user", "content": f"Turn {turn}: the candidate spoke about kilns."}]
-
     for turn, role in enumerate(["interviewer", "evaluator", "interviewer", "evaluator"]):
-        client.complete_many([client.request(messages(role, turn), max_tokens=2)])
+        job = _submit(client, f"{roles[role]}\nTurn {turn}: the candidate spoke about kilns.",
+                      None, max_tokens=2)
+    again = _submit(client, f"{roles['interviewer']}\nTurn 9: the candidate spoke about kilns.",
+                    None, max_tokens=2)
+    assert job.reused > 100 and again.reused > 100, "a role's prefix was evicted"
+
+
+def test_a_prefix_another_stream_holds_is_copied_not_re_evaluated(client: ModelClient) -> None:
+    """Two requests sharing a long prefix, in flight together: the second one's stream gets
+    the first one's KV cells for that prefix (copied, whether the first is still evaluating it
+    or already generating) and evaluates only its own question."""
+    shared = "Background: " + "the archive holds letters about a lighthouse. " * 30
     loaded = client.provider.model()
-    tokens, _ = loaded.prompt_tokens(client.request(messages("interviewer", 9)))
-    _, reused = loaded.slot_for(tokens)
-    assert len(loaded.slots) >= 2
-    assert reused > 100, "the interviewer's instructions were evicted by the evaluator's"
+
+    def job(question: str, max_tokens: int) -> Job:
+        tokens = loaded.llama.tokenize(
+            f"<|im_start|>user\n{shared}{question}<|im_end|>\n<|im_start|>assistant\n"
+            .encode(), special=True)
+        return Job(tokens=tokens, max_tokens=max_tokens, temperature=0.0, seed=0, top_k=TOP_K,
+                   stop=[], grammar=None)
+
+    first, second = job("Who wrote them?", 30), job("When were they written?", 2)
+    futures = [loaded.engine.submit(first), loaded.engine.submit(second)]
+    for future in futures:
+        future.result(timeout=120)
+    assert first.reused < 100 and second.reused > 200

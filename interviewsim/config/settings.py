@@ -20,15 +20,21 @@ class LlamaCppProviderSettings(_Settings):
     n_ctx: int = Field(8192, gt=0)
     """Context window in tokens; a prompt plus ``max_tokens`` that exceeds it is rejected."""
     n_threads: int = Field(2, gt=0)
-    """CPU threads for evaluation."""
+    """CPU threads for evaluation (at most; see ``adapt_threads``)."""
+    adapt_threads: bool = True
+    """Use only the cores other processes leave free, re-measured every 2 s (interviewsim/llm/
+    cpu_share.py): a busy machine then slows the model down instead of stalling it."""
     n_batch: int = Field(512, gt=0)
     """Prompt-evaluation batch size."""
     prefix_cache: bool = True
     """Keep llama.cpp's KV prefix cache so prompts sharing a prefix skip re-evaluating it."""
+    parallel: int = Field(4, gt=0)
+    """Requests decoded together in one batch (continuous batching; interviewsim/llm/
+    llama_engine.py). The hub keeps twice as many in flight."""
     kv_slots: int = Field(3, gt=0)
-    """Contexts kept over the same weights, each with its own KV cache (about 190 MB each at
-    ``n_ctx`` 8192 for SmolLM2-135M): a call goes to the one already holding the longest
-    prefix of its prompt, so interleaved roles do not evict each other's prefix."""
+    """KV streams kept (at least ``parallel``), each about 190 MB at ``n_ctx`` 8192 for
+    SmolLM2-135M: a call goes to the idle stream holding the longest prefix of its prompt, so
+    interleaved roles do not evict each other's prefix."""
 
 
 class OpenAIProviderSettings(_Settings):

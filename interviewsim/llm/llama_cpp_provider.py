@@ -1,24 +1,22 @@
 """The embedded default: a GGUF model run in-process by llama.cpp (``llama-cpp-python``).
 
-One ``Llama`` per model file and context settings per process, loaded on the first call and
-driven by one worker thread (llama.cpp contexts are not thread-safe), so the hub's single async
-code path serves it like a remote endpoint with a concurrency of one.
+One model per file and context settings per process, loaded on the first call, driven by one
+:class:`~interviewsim.llm.llama_engine.BatchEngine`: a worker thread that decodes up to
+``parallel`` requests together in one context (continuous batching, each request in its own KV
+stream) and reuses the longest prompt prefix any stream holds. The hub keeps ``2 × parallel``
+requests in flight, so a queued request takes a finished one's place at the next step.
 
 The chat prompt is rendered with the GGUF's own chat template and tokenized here, which gives the
 exact prompt size for the context-window check before any evaluation. Constraints become
 grammars through llama-cpp-python's schema converter, with bounded strings written as flat
-repetitions (:mod:`interviewsim.llm.gbnf`); a GBNF constraint is used as given. llama.cpp
-ignores integer ``minimum``/``maximum`` in schemas: express bounded integers as ``enum``.
+repetitions (:mod:`interviewsim.llm.gbnf`); a GBNF constraint is used as given; llama.cpp's own
+grammar sampler enforces them. llama.cpp ignores integer ``minimum``/``maximum`` in schemas:
+express bounded integers as ``enum``.
 
-Prefix reuse: llama-cpp-python keeps the KV cache of the previous prompt and re-evaluates only
-the tokens after the longest common prefix, so consecutive prompts that share a long prefix
-(same instruction and context, different question) skip most of the prompt evaluation. With
-``kv_slots`` contexts, prompts of interleaved roles each find their own prefix again
-(:meth:`LoadedModel.slot_for`). With ``prefix_cache: false`` the state is reset before every
-call (used to measure the difference).
-A reused prefix can change the last floating-point bits of the logits against a cold
-evaluation, so an answer may depend on the call before it; the response cache, not
-re-evaluation, is what makes reruns exact.
+With ``prefix_cache: false`` every prompt is evaluated from its first token (used to measure
+the difference). A reused prefix or a different batch can change the last floating-point bits
+of the logits against a cold evaluation, so an answer may depend on the calls around it; the
+response cache, not re-evaluation, is what makes reruns exact.
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ import json
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -38,91 +35,63 @@ from interviewsim.config.settings import LlamaCppProviderSettings
 from interviewsim.errors import ProviderError
 from interviewsim.llm.gbnf import gbnf_from_schema
 from interviewsim.llm.gguf import content_hash, resolve_model_path
-from interviewsim.llm.lazy_grammar import LazyGrammar
+from interviewsim.llm.llama_engine import BatchEngine, Job
 from interviewsim.llm.provider import Provider, sampling_seed
 from interviewsim.llm.runtime_probe import PROBE_MEMO, ensure_runtime_works
 from interviewsim.llm.types import ChatRequest, ChatResult, OutputConstraint, Usage
 
 TOP_K = 40
-"""llama-cpp-python's default top-k, stated so the lazy grammar keeps as many valid tokens."""
+"""llama-cpp-python's default top-k, kept for sampled (temperature > 0) calls."""
 
 TRACE_ENV = "INTERVIEWSIM_LLAMA_TRACE"
 """When set to a file path, every embedded call appends one JSON line there: prompt tokens,
 tokens reused from the KV prefix cache, tokens generated, seconds (benchmarks/bench_cold_run.py)."""
 
 
-SLOT_MIN_REUSE = 64
-"""A call goes to a fresh or least recently used KV slot unless some slot already holds at
-least this many of its prompt's first tokens (a shared chat header alone is not worth it)."""
-
-
 class LoadedModel:
-    """A loaded ``Llama``, its chat template, the one thread allowed to use it, and up to
-    ``kv_slots`` contexts over the same memory-mapped weights, each with its own KV cache."""
+    """A loaded model: its chat template and tokenizer, and the engine that decodes with it."""
 
     def __init__(self, path: Path, settings: LlamaCppProviderSettings):
+        from llama_cpp import Llama
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         self.path = path
         self.settings = settings
-        self.llama = self._new_context()
-        self.slots = [self.llama]
-        self._last_used = [0]
-        self._clock = 0
+        # the weights, vocabulary and template; its own small context is never decoded in
+        self.llama = Llama(model_path=str(path), n_ctx=64, n_threads=settings.n_threads,
+                           n_batch=64, verbose=False)
         template = self.llama.metadata.get("tokenizer.chat_template")
         if not template:
             raise ProviderError(f"GGUF {path} has no chat template (tokenizer.chat_template)")
         eos_id = self.llama.token_eos()
-        self.eos_id = eos_id
         self.formatter = Jinja2ChatFormatter(
             template=template,
             eos_token=self.llama._model.token_get_text(eos_id),
             bos_token=self.llama._model.token_get_text(self.llama.token_bos()),
             stop_token_ids=[eos_id],
         )
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama-cpp")
-
-    def _new_context(self) -> Any:
-        from llama_cpp import Llama
-
-        return Llama(model_path=str(self.path), n_ctx=self.settings.n_ctx,
-                     n_threads=self.settings.n_threads, n_batch=self.settings.n_batch,
-                     verbose=False)
-
-    def slot_for(self, tokens: list[int]) -> tuple[Any, int]:
-        """The context to evaluate ``tokens`` in, and how many of them its KV cache holds.
-
-        The slot sharing the longest prefix with the prompt, when that is worth keeping;
-        otherwise a new slot while there are fewer than ``kv_slots``, else the least recently
-        used one. Interleaved roles (the interview agent's interviewer, twin and evaluator,
-        each with its own instructions and growing history) so stop evicting each other's
-        prefix. The choice depends only on the sequence of calls, so reruns make the same.
-        """
-        reuse = [slot.longest_token_prefix(slot._input_ids.tolist(), tokens)
-                 for slot in self.slots]
-        best = max(range(len(self.slots)), key=lambda i: (reuse[i], -i))
-        if reuse[best] < min(SLOT_MIN_REUSE, len(tokens)):
-            if len(self.slots) < self.settings.kv_slots:
-                self.slots.append(self._new_context())
-                self._last_used.append(0)
-                reuse.append(0)
-                best = len(self.slots) - 1
-            else:
-                best = min(range(len(self.slots)), key=lambda i: self._last_used[i])
-        self._clock += 1
-        self._last_used[best] = self._clock
-        return self.slots[best], reuse[best]
+        self._tokenize_lock = threading.Lock()
+        self.engine = BatchEngine(self.llama, n_ctx=settings.n_ctx, n_batch=settings.n_batch,
+                                  n_threads=settings.n_threads,
+                                  parallel=settings.parallel, n_seq=settings.kv_slots,
+                                  reuse=settings.prefix_cache,
+                                  adapt_threads=settings.adapt_threads)
 
     def prompt_tokens(self, request: ChatRequest) -> tuple[list[int], list[str]]:
         """The request rendered with the model's chat template, as tokens, and its stop strings."""
-        rendered = self.formatter(
-            messages=[{"role": m.role, "content": m.content} for m in request.messages]
-        )
-        tokens = self.llama.tokenize(
-            rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True
-        )
+        with self._tokenize_lock:
+            rendered = self.formatter(
+                messages=[{"role": m.role, "content": m.content} for m in request.messages]
+            )
+            tokens = self.llama.tokenize(
+                rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special,
+                special=True)
         stop = rendered.stop if isinstance(rendered.stop, list) else [rendered.stop]
         return tokens, [s for s in stop if s]
+
+    def close(self) -> None:
+        self.engine.close()
+        self.llama.close()
 
 
 _MODELS: dict[tuple[Any, ...], LoadedModel] = {}
@@ -135,14 +104,14 @@ def _close_models() -> None:
     module globals are gone and prints a TypeError traceback at every exit otherwise."""
     with _MODELS_LOCK:
         for model in _MODELS.values():
-            for slot in model.slots:
-                slot.close()
+            model.close()
         _MODELS.clear()
 
 
 def load_model(path: Path, settings: LlamaCppProviderSettings) -> LoadedModel:
     """The process-wide model for this file and context settings, loaded on first use."""
-    key = (str(path.resolve()), settings.n_ctx, settings.n_threads, settings.n_batch)
+    key = (str(path.resolve()), settings.n_ctx, settings.n_threads, settings.n_batch,
+           settings.parallel, settings.kv_slots, settings.prefix_cache)
     with _MODELS_LOCK:
         if key not in _MODELS:
             _MODELS[key] = LoadedModel(path, settings)
@@ -166,16 +135,16 @@ def grammar_text(constraint: OutputConstraint | None) -> str | None:
 
 
 class LlamaCppProvider(Provider):
-    """Runs chat completions on an embedded GGUF model, one at a time."""
+    """Runs chat completions on an embedded GGUF model, ``parallel`` at a time."""
 
     kind = "llama_cpp"
-    max_concurrency = 1
     supports_json_schema = True
     supports_grammar = True
 
     def __init__(self, settings: LlamaCppProviderSettings, name: str, cache_dir: str):
         self.settings = settings
         self.name = name
+        self.max_concurrency = 2 * settings.parallel  # one queued behind each decoding request
         self._sidecar = Path(cache_dir) / "gguf-hashes.json"
         self._path: Path | None = None
         self._hash: str | None = None
@@ -214,68 +183,47 @@ class LlamaCppProvider(Provider):
 
     def validate(self, model: str, requests: list[ChatRequest]) -> None:
         loaded = self.model()
+        for request in requests:
+            self._check_size(len(loaded.prompt_tokens(request)[0]), request)
 
-        def check_all() -> None:
-            for request in requests:
-                self._check_size(len(loaded.prompt_tokens(request)[0]), request)
-
-        loaded.executor.submit(check_all).result()
-
-    def _complete_sync(self, loaded: LoadedModel, request: ChatRequest) -> dict[str, Any]:
-        from llama_cpp import LogitsProcessorList
-
+    def _job(self, loaded: LoadedModel, request: ChatRequest) -> Job:
         tokens, stop = loaded.prompt_tokens(request)
         self._check_size(len(tokens), request)
-        if self.settings.prefix_cache:
-            llama, reused = loaded.slot_for(tokens)
-        else:
-            llama, reused = loaded.llama, 0
-            llama.reset()
-        trace = os.environ.get(TRACE_ENV)
-        start = time.perf_counter()
-        grammar = grammar_text(request.constraint)
-        lazy = (LazyGrammar(llama, grammar, 1 if request.temperature == 0 else TOP_K)
-                if grammar else None)
-        try:
-            output = llama.create_completion(
-                prompt=tokens,
-                max_tokens=request.max_tokens,
-                temperature=request.temperature,
-                top_k=TOP_K,
-                seed=sampling_seed(request),
-                stop=stop,
-                logits_processor=LogitsProcessorList([lazy]) if lazy else None,
-            )
-        finally:
-            if lazy is not None:
-                lazy.close()
-        if trace:
-            record = {"prompt_tokens": len(tokens), "reused_tokens": reused,
-                      "completion_tokens": output["usage"]["completion_tokens"],
-                      "constrained": request.constraint is not None,
-                      "seconds": round(time.perf_counter() - start, 4)}
-            with open(trace, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(record) + "\n")
-        return output
+        return Job(tokens=tokens, max_tokens=request.max_tokens,
+                   temperature=request.temperature, seed=sampling_seed(request), top_k=TOP_K,
+                   stop=stop, grammar=grammar_text(request.constraint))
 
     async def complete(self, model: str, request: ChatRequest) -> ChatResult:
         loaded = self.model()
         start = time.perf_counter()
-        loop = asyncio.get_running_loop()
+        job = self._job(loaded, request)
         try:
-            output = await loop.run_in_executor(
-                loaded.executor, self._complete_sync, loaded, request
-            )
-        except ValueError as exc:  # llama-cpp-python reports bad grammars and sizes this way
+            await asyncio.wrap_future(loaded.engine.submit(job))
+        except ValueError as exc:  # llama.cpp reports bad grammars this way
             raise ProviderError(f"provider {self.name!r}: llama.cpp rejected the call: {exc}"
                                 ) from exc
-        choice = output["choices"][0]
-        usage = output["usage"]
+        except RuntimeError as exc:
+            raise ProviderError(f"provider {self.name!r}: {exc}") from exc
+        seconds = time.perf_counter() - start
+        _trace(job, request, seconds)
         return ChatResult(
-            text=choice["text"],
-            finish_reason=choice["finish_reason"],
-            usage=Usage(prompt_tokens=usage["prompt_tokens"],
-                        completion_tokens=usage["completion_tokens"]),
-            latency_s=time.perf_counter() - start,
+            text=job.text.decode("utf-8", errors="replace"),
+            finish_reason=job.finish_reason,
+            usage=Usage(prompt_tokens=len(job.tokens), completion_tokens=len(job.generated)),
+            latency_s=seconds,
             model=model,
         )
+
+
+def _trace(job: Job, request: ChatRequest, seconds: float) -> None:
+    """One line per call in the ``INTERVIEWSIM_LLAMA_TRACE`` file, when it is set. ``seconds``
+    is the call's time in the engine, queueing included: with parallel sequences the calls'
+    seconds overlap and add up to more than the stage's wall time."""
+    trace = os.environ.get(TRACE_ENV)
+    if not trace:
+        return
+    record = {"prompt_tokens": len(job.tokens), "reused_tokens": job.reused,
+              "completion_tokens": len(job.generated),
+              "constrained": request.constraint is not None, "seconds": round(seconds, 4)}
+    with open(trace, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record) + "\n")
