@@ -321,7 +321,7 @@ class BatchEngine:
         one[0].id, one[0].logit, one[0].p = token, 1.0, 0.0
         array = api.llama_token_data_array(one, 1, -1, False)
         api.llama_sampler_apply(running.grammar, ctypes.byref(array))
-        if not CHECK_SAMPLED_FIRST or not np.isfinite(one[0].logit):  # rejected: constrain the whole vocabulary
+        if not CHECK_SAMPLED_FIRST or not np.isfinite(one[0].logit):  # constrain everything
             logits = api.llama_get_logits_ith(self._ctx, index)
             view = self._full_view
             view["id"] = np.arange(self._n_vocab, dtype=np.intc)
