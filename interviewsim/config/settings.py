@@ -28,13 +28,14 @@ class LlamaCppProviderSettings(_Settings):
     """Prompt-evaluation batch size."""
     prefix_cache: bool = True
     """Keep llama.cpp's KV prefix cache so prompts sharing a prefix skip re-evaluating it."""
-    parallel: int = Field(4, gt=0)
+    parallel: int = Field(8, gt=0)
     """Requests decoded together in one batch (continuous batching; interviewsim/llm/
     llama_engine.py). The hub keeps twice as many in flight."""
     kv_slots: int = Field(3, gt=0)
-    """KV streams kept (at least ``parallel``), each about 190 MB at ``n_ctx`` 8192 for
-    SmolLM2-135M: a call goes to the idle stream holding the longest prefix of its prompt, so
-    interleaved roles do not evict each other's prefix."""
+    """KV streams kept beyond the ``parallel`` ones decoding, each about 190 MB at ``n_ctx``
+    8192 for SmolLM2-135M: a call goes to the idle stream holding the longest prefix of its
+    prompt (or gets it copied from a busy one), so interleaved roles and requests over the same
+    context do not evict each other's prefix."""
 
 
 class OpenAIProviderSettings(_Settings):

@@ -73,7 +73,8 @@ class LoadedModel:
         self._tokenize_lock = threading.Lock()
         self.engine = BatchEngine(self.llama, n_ctx=settings.n_ctx, n_batch=settings.n_batch,
                                   n_threads=settings.n_threads,
-                                  parallel=settings.parallel, n_seq=settings.kv_slots,
+                                  parallel=settings.parallel,
+                                  n_seq=settings.parallel + settings.kv_slots,
                                   reuse=settings.prefix_cache,
                                   adapt_threads=settings.adapt_threads)
 
