@@ -114,7 +114,7 @@ def grammar_table(count: int) -> None:
 
     model = provider(1)
     model.model()
-    requests = [request(i, 48, constrained=True) for i in range(count)]
+    requests = [request(i, 48, constrained=True, short=True) for i in range(count)]
     run_all(model, requests[:1])
     wall, _, generated = run_all(model, requests)
     print("| constrained decoding (JSON schema, greedy, 1 sequence) | generated tok. | s | "
@@ -122,7 +122,8 @@ def grammar_table(count: int) -> None:
     print("|---|---:|---:|---:|")
     print(f"| engine: llama.cpp grammar sampler, checking the sampled token first | "
           f"{generated} | {wall:.1f} | {generated / wall:.1f} |", flush=True)
-    free_wall, _, free_generated = run_all(model, [request(i, 48) for i in range(count)])
+    free_wall, _, free_generated = run_all(model, [request(i, 48, short=True)
+                                                   for i in range(count)])
     print(f"| engine: the same prompts unconstrained | {free_generated} | {free_wall:.1f} | "
           f"{free_generated / free_wall:.1f} |", flush=True)
     _close_models()
@@ -138,25 +139,6 @@ def grammar_table(count: int) -> None:
     wall = time.perf_counter() - start
     print(f"| llama-cpp-python create_chat_completion(grammar=...), whole vocabulary each "
           f"step | {generated} | {wall:.1f} | {generated / wall:.1f} |", flush=True)
-    try:  # the previous design, measured once before it was removed (benchmarks/README.md)
-        from interviewsim.llm.lazy_grammar import LazyGrammar
-    except ImportError:
-        llama.close()
-        return
-    from llama_cpp import LogitsProcessorList
-
-    start, generated = time.perf_counter(), 0
-    for r in requests:
-        tokens = llama.tokenize(f"<|im_start|>user\n{r.messages[0].content}<|im_end|>\n"
-                                "<|im_start|>assistant\n".encode(), special=True)
-        lazy = LazyGrammar(llama, grammar_text(r.constraint), 1)
-        out = llama.create_completion(tokens, max_tokens=r.max_tokens, temperature=0.0,
-                                      logits_processor=LogitsProcessorList([lazy]))
-        lazy.close()
-        generated += out["usage"]["completion_tokens"]
-    wall = time.perf_counter() - start
-    print(f"| llama-cpp-python create_completion + the Python lazy grammar (previous design) | "
-          f"{generated} | {wall:.1f} | {generated / wall:.1f} |", flush=True)
     llama.close()
 
 

@@ -130,3 +130,14 @@ def test_doctor_reports_runtime_providers_and_cache_and_fails_on_a_missing_model
     result = invoke(tmp_path, "doctor")
     assert result.exit_code == 2
     assert "GGUF model file not found" in result.output
+
+
+def test_the_cpu_variant_is_named_from_the_build_flags() -> None:
+    from interviewsim.llm.runtime_probe import cpu_variant
+
+    portable = ("-DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AVX2=ON -DGGML_FMA=ON "
+                "-DGGML_F16C=ON -DGGML_AVX=ON -DGGML_OPENMP=OFF")
+    assert cpu_variant(portable).startswith("avx2")
+    assert cpu_variant(portable.replace("AVX512=OFF", "AVX512=ON")).startswith("avx512")
+    assert cpu_variant("unknown", "CPU : SSE3 = 1 | AVX = 1 | AVX2 = 0 |") == \
+        "custom build (SSE3, AVX)"

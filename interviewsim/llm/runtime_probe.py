@@ -128,6 +128,18 @@ def runtime_install() -> tuple[str, str]:
                           "llama-cpp-python is -march=native, for the CPU that compiled it)")
 
 
+def cpu_variant(flags: str, system_info: str = "") -> str:
+    """Which CPU kernels the installed build runs: the variant tools/install-llama-runtime.sh
+    built (``avx2``, ``avx512``), or what llama.cpp's system info reports for any other build."""
+    if "-DGGML_AVX512=ON" in flags:
+        return "avx512 (AVX-512 F/BW/VL/VNNI/VBMI/BF16 kernels)"
+    if "-DGGML_AVX512=OFF" in flags and "-DGGML_AVX2=ON" in flags:
+        return "avx2 (x86-64-v3 kernels, the portable default)"
+    enabled = [part.split("=")[0].split(":")[-1].strip() for part in system_info.split("|")
+               if part.strip().endswith("= 1")]
+    return "custom build" + (f" ({', '.join(enabled)})" if enabled else "")
+
+
 def run_probe(model: Path, n_threads: int, timeout_s: float = PROBE_TIMEOUT_S,
               code: str = PROBE_CODE) -> ProbeResult:
     """Run ``code`` (by default :data:`PROBE_CODE`) in a child Python and say how it ended."""

@@ -16,6 +16,7 @@ from interviewsim.errors import ConfigError, InterviewSimError
 from interviewsim.llm.hub import build_provider
 from interviewsim.llm.runtime_probe import (
     cpu_summary,
+    cpu_variant,
     failure_message,
     run_probe,
     runtime_install,
@@ -97,6 +98,7 @@ def doctor(params_path: Path) -> None:
     _line("cpu", f"{cpu}; {os.cpu_count()} cores; features: {' '.join(features) or 'none'}")
     version, flags = runtime_install()
     _line("runtime", f"llama-cpp-python {version}; build flags: {flags}")
+    _line("", f"CPU variant: {cpu_variant(flags)}")
     package = runtime_package_dir()
     if package is not None:
         _line("", f"installed in {package}")
