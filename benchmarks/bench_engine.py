@@ -39,7 +39,7 @@ from interviewsim.llm.llama_cpp_provider import (  # noqa: E402
 )
 from interviewsim.llm.types import ChatRequest, Message, OutputConstraint  # noqa: E402
 
-SECTIONS = ["parallel", "grammar", "busy", "cpu"]
+SECTIONS = ["parallel", "grammar", "busy", "cpu", "threads"]
 TOPICS = ["beekeeping", "tidal power", "bookbinding", "glacier retreat", "sourdough",
           "railway signalling", "moss gardens", "violin making", "desert fog nets",
           "lighthouse keepers", "paper maps", "urban foxes", "salt marshes", "kite design",
@@ -170,6 +170,44 @@ def busy_table(count: int) -> None:
             spinner.terminate()
 
 
+def thread_invariance(steps: int = 8) -> None:
+    """Are the logits of successive greedy steps bit-identical at 1, 2 and 3 threads?"""
+    import llama_cpp as api
+    import numpy as np
+    from llama_cpp import Llama
+
+    llama = Llama(model_path=str(provider(1).path), n_ctx=64, n_threads=1, verbose=False)
+    prompt = llama.tokenize(b"The lighthouse keeper wrote letters every winter. " * 8)
+    n_vocab = api.llama_vocab_n_tokens(llama._model.vocab)
+
+    def run(threads: int) -> list:
+        params = api.llama_context_default_params()
+        params.n_ctx, params.n_batch, params.n_ubatch = 2048, 512, 512
+        params.n_threads = params.n_threads_batch = threads
+        ctx = api.llama_init_from_model(llama._model.model, params)
+        batch, seq, out = api.llama_batch_init(512, 0, 1), list(prompt), []
+        for step in range(steps):
+            chunk, start = (seq, 0) if step == 0 else (seq[-1:], len(seq) - 1)
+            for i, token in enumerate(chunk):
+                batch.token[i], batch.pos[i], batch.n_seq_id[i] = token, start + i, 1
+                batch.seq_id[i][0], batch.logits[i] = 0, i == len(chunk) - 1
+            batch.n_tokens = len(chunk)
+            assert api.llama_decode(ctx, batch) == 0
+            logits = np.ctypeslib.as_array(api.llama_get_logits_ith(ctx, len(chunk) - 1),
+                                           shape=(n_vocab,)).copy()
+            out.append(logits)
+            seq.append(int(logits.argmax()))
+        api.llama_batch_free(batch)
+        api.llama_free(ctx)
+        return out
+
+    one = run(1)
+    for threads in (2, 3):
+        same = all(np.array_equal(a, b) for a, b in zip(one, run(threads), strict=True))
+        print(f"logits of {steps} greedy steps at 1 and {threads} threads bit-identical: {same}")
+    llama.close()
+
+
 def cpu_report() -> None:
     import llama_cpp
 
@@ -198,6 +236,8 @@ def main() -> None:
         parallel_table(args.levels, args.count)
     if "grammar" in args.only:
         grammar_table(max(4, args.count // 2))
+    if "threads" in args.only:
+        thread_invariance()
     if "busy" in args.only:
         busy_table(args.count // 2)
 
