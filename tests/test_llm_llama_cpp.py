@@ -134,12 +134,23 @@ def test_greedy_native_grammar_decodes_what_whole_vocabulary_masking_decodes(
         client: ModelClient, monkeypatch: pytest.MonkeyPatch, prompt: str, grammar: str) -> None:
     """Sampling first and checking only the sampled token is exact for greedy decoding: the
     best token, when valid, is the best valid token."""
-    from interviewsim.llm import llama_engine
+    from interviewsim.llm import llama_sampling
 
     fast = _submit(client, prompt, grammar)
-    monkeypatch.setattr(llama_engine, "CHECK_SAMPLED_FIRST", False)
+    monkeypatch.setattr(llama_sampling, "CHECK_SAMPLED_FIRST", False)
     full = _submit(client, prompt, grammar)
     assert fast.text == full.text and fast.generated == full.generated
+
+
+def test_both_ways_of_constraining_a_rejected_token_are_exercised(client: ModelClient) -> None:
+    """The test above proves the fast path exact only if its rejections went both ways: some
+    decided among the best candidates, some over the whole vocabulary."""
+    stats = client.provider.model().engine.stats
+    before = dict(stats)
+    for prompt, grammar in GRAMMAR_CASES:
+        _submit(client, prompt, grammar)
+    assert stats["candidates_128"] > before["candidates_128"]
+    assert stats["whole_vocab"] > before["whole_vocab"]
 
 
 def test_unconstrained_greedy_decoding_equals_llama_cpp_python(client: ModelClient,

@@ -31,6 +31,9 @@ class LlamaCppProviderSettings(_Settings):
     parallel: int = Field(8, gt=0)
     """Requests decoded together in one batch (continuous batching; interviewsim/llm/
     llama_engine.py). The hub keeps twice as many in flight."""
+    flash_attention: bool = False
+    """llama.cpp's flash attention. On 2 AMD EPYC cores it evaluates prompts 10-20% faster but
+    decodes eight sequences together 1.5x slower (benchmarks/README.md "Engine"), so it is off."""
     kv_slots: int = Field(3, gt=0)
     """KV streams kept beyond the ``parallel`` ones decoding, each about 190 MB at ``n_ctx``
     8192 for SmolLM2-135M: a call goes to the idle stream holding the longest prefix of its

@@ -1,2 +1,4 @@
-"""The experiment as configured: the typed contents of params.yaml and what running it costs
-(the call plan)."""
+"""The top floor: what the whole experiment needs beyond one stage family. The interview
+stage's call sizing (``sizing.py``, also behind ``interviewsim plan``) and the offline
+responder that stands in for every model (``offline_responder.py``). The typed params live at
+the bottom, in :mod:`interviewsim.config`."""

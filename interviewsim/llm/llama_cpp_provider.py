@@ -76,7 +76,8 @@ class LoadedModel:
                                   parallel=settings.parallel,
                                   n_seq=settings.parallel + settings.kv_slots,
                                   reuse=settings.prefix_cache,
-                                  adapt_threads=settings.adapt_threads)
+                                  adapt_threads=settings.adapt_threads,
+                                  flash_attention=settings.flash_attention)
 
     def prompt_tokens(self, request: ChatRequest) -> tuple[list[int], list[str]]:
         """The request rendered with the model's chat template, as tokens, and its stop strings."""
@@ -206,7 +207,7 @@ class LlamaCppProvider(Provider):
         except RuntimeError as exc:
             raise ProviderError(f"provider {self.name!r}: {exc}") from exc
         seconds = time.perf_counter() - start
-        _trace(job, request, seconds)
+        _trace(job, request, seconds, loaded.engine.stats)
         return ChatResult(
             text=job.text.decode("utf-8", errors="replace"),
             finish_reason=job.finish_reason,
@@ -216,7 +217,7 @@ class LlamaCppProvider(Provider):
         )
 
 
-def _trace(job: Job, request: ChatRequest, seconds: float) -> None:
+def _trace(job: Job, request: ChatRequest, seconds: float, engine: dict[str, float]) -> None:
     """One line per call in the ``INTERVIEWSIM_LLAMA_TRACE`` file, when it is set. ``seconds``
     is the call's time in the engine, queueing included: with parallel sequences the calls'
     seconds overlap and add up to more than the stage's wall time."""
@@ -225,6 +226,7 @@ def _trace(job: Job, request: ChatRequest, seconds: float) -> None:
         return
     record = {"prompt_tokens": len(job.tokens), "reused_tokens": job.reused,
               "completion_tokens": len(job.generated),
-              "constrained": request.constraint is not None, "seconds": round(seconds, 4)}
+              "constrained": request.constraint is not None, "seconds": round(seconds, 4),
+              "engine": {k: round(v, 3) for k, v in engine.items()}}
     with open(trace, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(record) + "\n")

@@ -14,10 +14,8 @@ stream holds a longer prefix, that stream's KV cells are copied over first (a me
 evaluating them would take seconds). Interleaved roles (the interview agent) so keep their
 prefixes, as the per-role contexts of the single-sequence design did.
 
-Constraints are llama.cpp's own grammar sampler, used the way llama.cpp's common sampler uses
-it: the chain samples from the unconstrained logits, the grammar checks only that token, and
-only when the grammar rejects it is the whole vocabulary constrained and the chain run again.
-With greedy decoding that is exactly the best grammar-valid token.
+Constraints are llama.cpp's own grammar sampler, checking the sampled token first
+(:mod:`interviewsim.llm.llama_sampling`).
 
 Batch composition (which sequences share a step) depends on when requests arrive, and the CPU
 kernels for a batch of one and of several tokens round differently, so the same request can
@@ -29,6 +27,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import time
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -36,11 +35,26 @@ from typing import Any
 
 import numpy as np
 
+from interviewsim.llm import llama_sampling
 from interviewsim.llm.cpu_share import CoreWatch
+from interviewsim.llm.llama_sampling import Sampling
 
-CHECK_SAMPLED_FIRST = True
-"""Check only the sampled token against the grammar, constraining the whole vocabulary only when
-it is rejected (False: constrain the whole vocabulary every step, as a reference for tests)."""
+STAT_KEYS = ("steps", "decode_s", "prompt_tokens", "generated_tokens", "prefill_steps",
+             "prefill_s", "copies", "copy_s", "copy_steps", "copy_step_s", "waiting",
+             *llama_sampling.STAT_KEYS)
+"""The engine's running totals (``BatchEngine.stats``, in the ``INTERVIEWSIM_LLAMA_TRACE`` lines):
+decode steps and seconds, prompt and generated tokens decoded, the steps that carried prompt
+(and their seconds), KV copies between streams with their seconds (and the decode steps that
+ran a deferred whole-stream copy), request-steps spent waiting for another request's prefix,
+and the sampling totals (:data:`interviewsim.llm.llama_sampling.STAT_KEYS`)."""
+
+COPY_THROUGH_STATE = True
+"""Copy a prefix between streams through the source sequence's state (only its cells); False:
+``llama_memory_seq_cp``, the whole stream buffer (kept as a reference for tests)."""
+
+COPY_MIN_GAIN = 8
+"""A prefix another stream holds is copied when it saves evaluating at least this many tokens
+(a copy through the sequence state takes ~3 ms, evaluating a token ~4 ms)."""
 
 SLOT_MIN_REUSE = 64
 """Below this many shared prompt tokens a request goes to a fresh or least recently used stream
@@ -80,7 +94,8 @@ class BatchEngine:
     """Continuous batching over ``n_seq`` KV streams, ``parallel`` of them generating at once."""
 
     def __init__(self, llama: Any, n_ctx: int, n_batch: int, n_threads: int, parallel: int,
-                 n_seq: int, reuse: bool = True, adapt_threads: bool = True):
+                 n_seq: int, reuse: bool = True, adapt_threads: bool = True,
+                 flash_attention: bool = False):
         import llama_cpp
 
         self._api = llama_cpp
@@ -95,6 +110,8 @@ class BatchEngine:
         params.n_seq_max = self.n_seq
         params.n_threads = params.n_threads_batch = n_threads
         params.kv_unified = False
+        params.flash_attn_type = (llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attention
+                                  else llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED)
         params.no_perf = True
         self._ctx = llama_cpp.llama_init_from_model(llama._model.model, params)
         if not self._ctx:
@@ -103,12 +120,7 @@ class BatchEngine:
         self._watch = CoreWatch(n_threads) if adapt_threads else None
         self.threads = n_threads
         self._vocab = llama._model.vocab
-        self._n_vocab = llama_cpp.llama_vocab_n_tokens(self._vocab)
         self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
-        self._full = (llama_cpp.llama_token_data * self._n_vocab)()
-        self._full_view = np.frombuffer(self._full, dtype=np.dtype(
-            [("id", np.intc), ("logit", np.single), ("p", np.single)], align=True))
-        self._one = (llama_cpp.llama_token_data * 1)()
         self._piece = ctypes.create_string_buffer(256)
         self._streams: list[list[int]] = [[] for _ in range(self.n_seq)]
         self._last_used = [0] * self.n_seq
@@ -117,6 +129,9 @@ class BatchEngine:
         self._running: list[_Running] = []
         self._cv = threading.Condition()
         self._closed = False
+        self.stats: dict[str, float] = dict.fromkeys(STAT_KEYS, 0)
+        self._sampling = Sampling(llama_cpp, self._ctx, self._vocab, self.stats)
+        self._copied = False
         self._thread = threading.Thread(target=self._loop, name="llama-engine", daemon=True)
         self._thread.start()
 
@@ -136,7 +151,7 @@ class BatchEngine:
             self._cv.notify()
         self._thread.join()
         for running in self._running:
-            self._free_samplers(running)
+            self._sampling.free(running.chain, running.grammar)
         if self._ctx:
             self._api.llama_batch_free(self._batch)
             self._api.llama_free(self._ctx)
@@ -175,8 +190,8 @@ class BatchEngine:
 
     def _admit(self, job: Job) -> None:
         try:
-            chain = self._chain(job)
-            grammar = self._grammar(job.grammar) if job.grammar else None
+            chain = self._sampling.chain(job.temperature, job.top_k, job.seed)
+            grammar = self._sampling.grammar(job.grammar) if job.grammar else None
         except Exception as error:  # noqa: BLE001 - handed to the caller
             job.future.set_exception(error)
             return
@@ -230,42 +245,39 @@ class BatchEngine:
                 coming = max(coming, min(_common_prefix(leader.job.tokens, tokens),
                                          len(tokens) - 1))
         if coming > held and coming >= have + SLOT_MIN_REUSE:
+            self.stats["waiting"] += 1
             return False
-        if donor is not None and held >= have + SLOT_MIN_REUSE:
-            self._api.llama_memory_seq_rm(self._mem, running.stream, -1, -1)
-            self._api.llama_memory_seq_cp(self._mem, donor, running.stream, -1, -1)
-            self._streams[running.stream] = list(self._streams[donor])
+        if donor is not None and held >= have + COPY_MIN_GAIN:
+            self._copy_stream(donor, running.stream)
             self._cut(running.stream, held)
             running.pending = tokens[held:]
             running.job.reused = held
         return True
 
-    def _chain(self, job: Job) -> Any:
-        api = self._api
-        chain = api.llama_sampler_chain_init(api.llama_sampler_chain_default_params())
-        if job.temperature <= 0:
-            api.llama_sampler_chain_add(chain, api.llama_sampler_init_greedy())
-        else:
-            api.llama_sampler_chain_add(chain, api.llama_sampler_init_top_k(job.top_k))
-            api.llama_sampler_chain_add(chain, api.llama_sampler_init_top_p(0.95, 1))
-            api.llama_sampler_chain_add(chain, api.llama_sampler_init_min_p(0.05, 1))
-            api.llama_sampler_chain_add(chain, api.llama_sampler_init_temp(job.temperature))
-            api.llama_sampler_chain_add(chain, api.llama_sampler_init_dist(job.seed))
-        return chain
-
-    def _grammar(self, text: str) -> Any:
-        sampler = self._api.llama_sampler_init_grammar(self._vocab, text.encode("utf-8"), b"root")
-        if not sampler:
-            raise ValueError("llama.cpp could not parse the grammar")
-        return sampler
-
-    def _free_samplers(self, running: _Running) -> None:
-        self._api.llama_sampler_free(running.chain)
-        if running.grammar is not None:
-            self._api.llama_sampler_free(running.grammar)
+    def _copy_stream(self, source: int, target: int) -> None:
+        """``target``'s KV cells replaced by ``source``'s, bit for bit. Through a sequence's
+        state (only the cells it uses, a few MB) rather than ``llama_memory_seq_cp``, which
+        between streams copies the whole stream buffer (``n_ctx`` cells, ~190 MB at 8192:
+        ~250 ms, the cost of evaluating ~60 prompt tokens)."""
+        api, ctx = self._api, self._ctx
+        start = time.perf_counter()
+        api.llama_memory_seq_rm(self._mem, target, -1, -1)
+        copied = 0
+        if COPY_THROUGH_STATE:
+            size = api.llama_state_seq_get_size(ctx, source)
+            buffer = (ctypes.c_uint8 * size)()
+            written = api.llama_state_seq_get_data(ctx, buffer, size, source)
+            copied = written and api.llama_state_seq_set_data(ctx, buffer, written, target)
+        if not copied:
+            api.llama_memory_seq_rm(self._mem, target, -1, -1)
+            api.llama_memory_seq_cp(self._mem, source, target, -1, -1)
+            self._copied = True
+        self.stats["copies"] += 1
+        self.stats["copy_s"] += time.perf_counter() - start
+        self._streams[target] = list(self._streams[source])
 
     def _fail(self, running: _Running, error: BaseException) -> None:
-        self._free_samplers(running)
+        self._sampling.free(running.chain, running.grammar)
         self._streams[running.stream] = []
         self._api.llama_memory_seq_rm(self._mem, running.stream, -1, -1)
         if not running.job.future.done():
@@ -274,6 +286,8 @@ class BatchEngine:
     def _step(self) -> None:
         """One ``llama_decode`` over every generating sequence and as much prompt as fits."""
         batch, n, outputs = self._batch, 0, []
+        self._copied = False
+        stats = self.stats
 
         def add(running: _Running, token: int, logits: bool) -> None:
             nonlocal n
@@ -294,6 +308,7 @@ class BatchEngine:
             if running.next_token is not None:
                 add(running, running.next_token, True)
                 running.next_token = None
+        generating = n
         for running in ready:
             if n < self.n_batch:
                 chunk = running.pending[: self.n_batch - n]
@@ -306,34 +321,27 @@ class BatchEngine:
             self.threads = self._watch.threads
             self._api.llama_set_n_threads(self._ctx, self.threads, self.threads)
         batch.n_tokens = n
+        start = time.perf_counter()
         code = self._api.llama_decode(self._ctx, batch)
+        seconds = time.perf_counter() - start
         if code != 0:
             raise RuntimeError(f"llama_decode returned {code} (KV cache full or aborted)")
+        stats["steps"] += 1
+        stats["decode_s"] += seconds
+        stats["generated_tokens"] += generating
+        stats["prompt_tokens"] += n - generating
+        if n > generating:
+            stats["prefill_steps"] += 1
+            stats["prefill_s"] += seconds
+        if self._copied:
+            stats["copy_steps"] += 1
+            stats["copy_step_s"] += seconds
+        start = time.perf_counter()
         for running, index in outputs:
-            self._advance(running, self._sample(running, index))
-
-    def _sample(self, running: _Running, index: int) -> int:
-        api = self._api
-        token = api.llama_sampler_sample(running.chain, self._ctx, index)
-        if running.grammar is None:
-            return token
-        one = self._one
-        one[0].id, one[0].logit, one[0].p = token, 1.0, 0.0
-        array = api.llama_token_data_array(one, 1, -1, False)
-        api.llama_sampler_apply(running.grammar, ctypes.byref(array))
-        if not CHECK_SAMPLED_FIRST or not np.isfinite(one[0].logit):  # constrain everything
-            logits = api.llama_get_logits_ith(self._ctx, index)
-            view = self._full_view
-            view["id"] = np.arange(self._n_vocab, dtype=np.intc)
-            view["logit"] = np.ctypeslib.as_array(logits, shape=(self._n_vocab,))
-            view["p"] = 0.0
-            array = api.llama_token_data_array(self._full, self._n_vocab, -1, False)
-            api.llama_sampler_apply(running.grammar, ctypes.byref(array))
-            api.llama_sampler_apply(running.chain, ctypes.byref(array))
-            token = int(self._full[array.selected].id)
-            api.llama_sampler_accept(running.chain, token)
-        api.llama_sampler_accept(running.grammar, token)
-        return token
+            need = 1 if running.job.temperature <= 0 else running.job.top_k
+            self._advance(running, self._sampling.sample(running.chain, running.grammar, need,
+                                                         index))
+        stats["sample_s"] += time.perf_counter() - start
 
     def _advance(self, running: _Running, token: int) -> None:
         job = running.job
@@ -364,7 +372,7 @@ class BatchEngine:
         return self._piece.raw[:size]
 
     def _finish(self, running: _Running, reason: str) -> None:
-        self._free_samplers(running)
+        self._sampling.free(running.chain, running.grammar)
         self._running.remove(running)
         running.job.finish_reason = reason
         running.job.future.set_result(running.job)
