@@ -8,7 +8,16 @@ import math
 
 import pytest
 
-from interviewsim.analysis.calibration import EFFECT, MIN_COVERAGE, interval_printable
+from interviewsim.analysis.calibration import (
+    EFFECT,
+    MIN_COVERAGE,
+    PROPORTION_TRUTHS,
+    RHOS,
+    interval_printable,
+    proportion_coverage,
+    proportion_printable,
+    worst_proportion_coverage,
+)
 from interviewsim.analysis.rule_simulation import ALPHA_ONE_SIDED, simulate_design
 
 REPS = 600
@@ -53,3 +62,20 @@ def test_no_verdict_is_possible_below_six_personalities_and_power_comes_after(si
         if design[2] < 6:
             assert alt["discriminates"] == 0.0, design
     assert simulated[("likert", 0.0, 10, 5)][1]["discriminates"] > 0.8
+
+
+def test_a_pooled_proportion_interval_is_printed_only_where_it_covers():
+    """The report's gate for the pooled binomial interval: at the sample's design (4
+    personalities × 2 items) it covers and is printed; with clustered items at 4 × 20 the
+    design effect is estimated from too few personalities, the interval under-covers, and the
+    report says "too few to interpret"; every printed design covers at an independent seed."""
+    assert proportion_printable(4, 2)
+    assert not proportion_printable(4, 20)
+    assert worst_proportion_coverage(4, 20) < MIN_COVERAGE
+    floor = MIN_COVERAGE - _slack(MIN_COVERAGE)
+    for n, items in [(3, 2), (4, 2), (4, 5), (6, 5), (10, 2), (4, 20)]:
+        if proportion_printable(n, items):
+            for p in PROPORTION_TRUTHS:
+                for rho in RHOS:
+                    assert proportion_coverage(p, rho, n, items, REPS, seed=7 + n + items
+                                               ) >= floor, (p, rho, n, items)

@@ -21,7 +21,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from interviewsim.analysis.intervals import t_quantile
+from interviewsim.analysis.intervals import pooled_proportion, t_quantile
 
 KINDS: tuple[str, ...] = ("likert", "binary", "levels", "normal")
 METRIC_KIND: dict[str, str] = {
@@ -45,6 +45,9 @@ EFFECT = 0.8
 MIN_COVERAGE = 0.93
 GATE_REPS = 4000
 """Simulated data sets per (design, model) of the report-time coverage check."""
+PROPORTION_TRUTHS: tuple[float, ...] = (0.05, 0.3)
+"""True rates the pooled-proportion interval is checked at (a rare and a common label)."""
+PROPORTION_REPS = 1000
 
 
 def draw(kind: str, shape: tuple[int, ...], rho: float, mu: float,
@@ -138,3 +141,41 @@ def worst_bootstrap_coverage(kind: str, n: int, items: int) -> float:
         truth = expected(kind, 0.0)
         worst = min(worst, float(((low <= truth) & (truth <= high)).mean()))
     return worst
+
+
+def proportion_coverage(p: float, rho: float, n: int, items: int, reps: int, seed: int
+                        ) -> float:
+    """Simulated coverage of :func:`pooled_proportion` for a true rate ``p``: per-personality
+    rates from a beta with mean ``p`` and intra-class correlation ``rho`` (all equal to ``p``
+    at rho 0), ``items`` 0/1 outcomes each, over ``n`` personalities."""
+    rng = np.random.default_rng(seed)
+    if rho == 0:
+        rates = np.full((reps, n), p)
+    else:  # a + b = 1/rho - 1 gives the ICC rho
+        total = 1.0 / rho - 1.0
+        rates = rng.beta(p * total, (1.0 - p) * total, size=(reps, n))
+    seen: dict[tuple[int, ...], bool] = {}
+    covered = 0
+    for row in rng.binomial(items, rates):
+        key = tuple(sorted(int(v) for v in row))  # the interval ignores the order
+        if key not in seen:
+            low, high = pooled_proportion(list(key), [items] * n).interval
+            seen[key] = low <= p <= high
+        covered += seen[key]
+    return covered / reps
+
+
+@lru_cache(maxsize=256)
+def worst_proportion_coverage(n: int, items: int) -> float:
+    """The lowest simulated coverage of the pooled-proportion interval over
+    :data:`PROPORTION_TRUTHS` × :data:`RHOS` at ``n`` personalities × ``items`` each."""
+    if n < 1 or items < 1:
+        return 0.0
+    return min(proportion_coverage(p, rho, n, items, PROPORTION_REPS,
+                                   seed=n * 1000 + items + int(p * 100) + int(rho * 10))
+               for p in PROPORTION_TRUTHS for rho in RHOS)
+
+
+def proportion_printable(n: int, items: int) -> bool:
+    """Whether the pooled-proportion interval covers at least :data:`MIN_COVERAGE` here."""
+    return worst_proportion_coverage(n, items) >= MIN_COVERAGE

@@ -18,7 +18,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict
 
-from interviewsim.analysis.calibration import metric_kind
+from interviewsim.analysis.calibration import (
+    metric_kind,
+    proportion_printable,
+    worst_proportion_coverage,
+)
 from interviewsim.analysis.headline import HEADLINE_METRICS
 from interviewsim.analysis.intervals import pooled_proportion
 from interviewsim.analysis.metrics import (
@@ -166,6 +170,10 @@ def _pooled_ci(cell: MetricCell) -> str:
         people, counts, strict=True)], counts)
     if found is None:
         return "–"
+    items = max(1, round(sum(counts) / len(counts)))
+    if not proportion_printable(len(counts), items):
+        return (f"too few to interpret (simulated coverage "
+                f"{worst_proportion_coverage(len(counts), items):.2f})")
     return f"[{_fmt(found.interval[0])}, {_fmt(found.interval[1])}] ({found.method})"
 
 
