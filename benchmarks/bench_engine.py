@@ -13,6 +13,9 @@
    pure-Python spin loop each), at 1 and 2 threads and with the engine's default thread policy;
    the load average is recorded with each row.
 4. ``cpu``: the CPU features, and the kernels llama.cpp's system info says this build uses.
+5. ``attention``: llama.cpp's flash attention on and off, 8 distinct requests decoded together
+   at three prompt lengths: prompt evaluation ms/token and the decode-only step (one token of
+   each sequence) in ms, from the engine's own totals (``BatchEngine.stats``).
 
 Run inside the project's virtualenv. Prints the markdown tables benchmarks/README.md records.
 """
@@ -39,7 +42,7 @@ from interviewsim.llm.llama_cpp_provider import (  # noqa: E402
 )
 from interviewsim.llm.types import ChatRequest, Message, OutputConstraint  # noqa: E402
 
-SECTIONS = ["parallel", "grammar", "busy", "cpu", "threads"]
+SECTIONS = ["parallel", "grammar", "busy", "cpu", "threads", "attention"]
 TOPICS = ["beekeeping", "tidal power", "bookbinding", "glacier retreat", "sourdough",
           "railway signalling", "moss gardens", "violin making", "desert fog nets",
           "lighthouse keepers", "paper maps", "urban foxes", "salt marshes", "kite design",
@@ -66,11 +69,12 @@ def request(i: int, max_tokens: int, constrained: bool = False, short: bool = Fa
                        if constrained else None)
 
 
-def provider(parallel: int, threads: int | None = None, prefix: bool = False
-             ) -> LlamaCppProvider:
+def provider(parallel: int, threads: int | None = None, prefix: bool = False,
+             flash_attention: bool = False) -> LlamaCppProvider:
     """``threads`` None: the default (2, adapted to the free cores); a number: fixed."""
     settings = {"kind": "llama_cpp", "parallel": parallel, "kv_slots": 1,
-                "prefix_cache": prefix, "adapt_threads": threads is None}
+                "prefix_cache": prefix, "adapt_threads": threads is None,
+                "flash_attention": flash_attention}
     if threads is not None:
         settings["n_threads"] = threads
     return LlamaCppProvider(LlamaCppProviderSettings.model_validate(settings), "local",
@@ -223,6 +227,30 @@ def cpu_report() -> None:
     print("llama.cpp system info:", llama_cpp.llama_print_system_info().decode().strip())
 
 
+def attention_table(lengths: tuple[int, ...] = (30, 600, 1500), count: int = 8) -> None:
+    print("| flash attention | prompt tok. each | prompt ms/token | decode-only step ms "
+          f"({count} sequences) | ms per sequence-token |")
+    print("|---|---:|---:|---:|---:|")
+    for length in lengths:
+        for flash in (True, False):
+            model = provider(count, threads=2, flash_attention=flash)
+            engine = model.model().engine
+            words = " ".join(f"word{j % 97} is item {j}." for j in range(length // 6))
+            requests = [ChatRequest(messages=(Message(role="user", content=(
+                f"Note {i}. {words} Write a long story about {TOPICS[i % len(TOPICS)]}.")),),
+                max_tokens=40, temperature=0.0, seed=7) for i in range(count)]
+            _, prompt, _ = run_all(model, requests)
+            stats = engine.stats
+            steps = stats["steps"] - stats["prefill_steps"]
+            seconds = stats["decode_s"] - stats["prefill_s"]
+            print(f"| {'on' if flash else 'off'} | {prompt // count} | "
+                  f"{1000 * stats['prefill_s'] / max(1, stats['prompt_tokens']):.2f} | "
+                  f"{1000 * seconds / max(1, steps):.1f} | "
+                  f"{1000 * seconds / max(1, steps) / count:.1f} |",
+                  flush=True)
+            _close_models()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", choices=SECTIONS, default=SECTIONS)
@@ -240,6 +268,8 @@ def main() -> None:
         thread_invariance()
     if "busy" in args.only:
         busy_table(args.count // 2)
+    if "attention" in args.only:
+        attention_table()
 
 
 if __name__ == "__main__":

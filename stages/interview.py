@@ -8,6 +8,7 @@ guardrail violation rate and the state coverage per personality.
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import click
@@ -23,13 +24,13 @@ from interviewsim.agent.experiment import (
     session_metrics,
 )
 from interviewsim.agent.plan import load_plan
-from interviewsim.agent.results import CandidateInfo
+from interviewsim.agent.results import CandidateInfo, SessionResult
 from interviewsim.agent.setup import open_clients, personality_plan, run_session, twin
 from interviewsim.analysis.metrics import strategy_means
 from interviewsim.config.conditions import needs_index
 from interviewsim.config.params import ALL_STRATEGIES, Params
 from interviewsim.context.strategies import RetrievalIndex
-from interviewsim.data.corpus import iter_personalities
+from interviewsim.data.corpus import PersonalityData, iter_personalities
 from interviewsim.data.jsonio import write_json_atomic, write_jsonl_atomic
 from interviewsim.data.records import PersonalityMetric
 from interviewsim.data.stage_summary import write_summary
@@ -43,7 +44,13 @@ INTERVIEW_OUT = Path("data/artifacts/interview")
 def _interview_all(params: Params, prepared_dir: Path, out_dir: Path, settings_path: Path,
                    plan_name: str, strategies: list[str], metrics: list[PersonalityMetric],
                    fidelity: list[dict], references: list[dict], counts: Counter[str]) -> dict:
-    """Run every interview, appending to the result lists; the hub's usage."""
+    """Run every interview, appending to the result lists; the hub's usage.
+
+    Personalities are interviewed concurrently (one thread each, as many as the interviewer's
+    endpoint serves at once), so an engine that decodes several requests together has one
+    turn of each session to batch; within a personality the reference scoring and the
+    strategies' sessions run in order. Results are written in personality order either way.
+    """
     settings = load_agent_settings(settings_path).model_copy(update={"coach_mode": "off"})
     settings.check_providers(params, str(settings_path))
     base_plan = load_plan(plan_name)
@@ -54,27 +61,37 @@ def _interview_all(params: Params, prepared_dir: Path, out_dir: Path, settings_p
         embedder = open_embedder(params)
     with ModelHub(params.hub) as hub:
         clients = open_clients(hub, params, settings)
-        people = tqdm(iter_personalities(prepared_dir), desc="interview", unit="personality",
-                      disable=not progress_enabled())
-        for person in people:
+
+        def one(person: PersonalityData) -> tuple[list, list[tuple[str, SessionResult]]]:
             plan = personality_plan(base_plan, person)
             evaluator = Evaluator(clients.evaluator, plan, settings.evaluator_max_calls)
             reference = score_references(evaluator, plan, person)
-            references += [r.model_dump(mode="json") for r in reference]
             index = None if embedder is None else RetrievalIndex.build(
                 person.train, embedder.embed, params.context.retrieval_text)
+            sessions = []
             for strategy in strategies:
                 info = CandidateInfo(kind="simulated", personality_id=person.personality_id,
                                      strategy=strategy)
                 candidate = twin(person, strategy, clients, params, settings, index)
-                result = run_session(plan, settings, clients, candidate, info)
-                card = write_session(result, out_dir / "sessions" / person.personality_id /
-                                     strategy)
-                records = fidelity_records(result, person, strategy, reference)
-                fidelity += [r.model_dump(mode="json") for r in records]
-                metrics += session_metrics(result, records, settings.judge_name)
-                counts.update(interviews=1, turns=card.turns, scored=card.answers_scored,
-                              unscored=card.answers_unscored)
+                sessions.append((strategy, run_session(plan, settings, clients, candidate,
+                                                       info)))
+            return reference, sessions
+
+        people = list(iter_personalities(prepared_dir))
+        workers = max(1, min(len(people), clients.interviewer.provider.max_concurrency))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="interview") as pool:
+            done = tqdm(pool.map(one, people), total=len(people), desc="interview",
+                        unit="personality", disable=not progress_enabled())
+            for person, (reference, sessions) in zip(people, done, strict=True):
+                references += [r.model_dump(mode="json") for r in reference]
+                for strategy, result in sessions:
+                    card = write_session(result, out_dir / "sessions" / person.personality_id
+                                         / strategy)
+                    records = fidelity_records(result, person, strategy, reference)
+                    fidelity += [r.model_dump(mode="json") for r in records]
+                    metrics += session_metrics(result, records, settings.judge_name)
+                    counts.update(interviews=1, turns=card.turns, scored=card.answers_scored,
+                                  unscored=card.answers_unscored)
         return hub.usage()
 
 

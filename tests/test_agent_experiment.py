@@ -155,3 +155,40 @@ def test_interview_metrics_reach_metrics_json_and_mlflow_through_aggregate(tmp_p
                                "tags.strategy = 'hybrid' and tags.judge = 'agent'")[0]
     assert child.data.metrics["fidelity_gap"] == 1.8
     assert child.data.metrics["guardrail_violation_rate"] == 0.0
+
+
+def test_personalities_are_interviewed_together_and_written_in_their_order(
+        tmp_path, monkeypatch):
+    """Each personality's interviews run in a thread of their own, up to the interviewer
+    endpoint's concurrency (so an engine decoding several requests together can batch their
+    turns): a barrier that two sessions must reach
+    at the same time passes; the outputs keep personality order whichever finishes first."""
+    import threading
+
+    import stages.interview as stage
+    from interviewsim.llm.scripted import ScriptedProvider
+
+    monkeypatch.setattr(ScriptedProvider, "max_concurrency", 4)  # an endpoint serving 4 at once
+    root = tmp_path / "personalities"
+    for pid in ("P1", "P2"):
+        write_doc(root, make_doc(pid, interviews=5, pairs=3))
+    prepare_corpus(root, tmp_path / "prepared", 0.2)
+    barrier = threading.Barrier(2, timeout=30)
+    real = stage.run_session
+
+    def together(plan, settings, clients, candidate, info):
+        barrier.wait()  # raises BrokenBarrierError if the sessions ran one after the other
+        if info.personality_id == "P1":  # P1 finishes last
+            threading.Event().wait(0.3)
+        return real(plan, settings, clients, candidate, info)
+
+    monkeypatch.setattr(stage, "run_session", together)
+    out = tmp_path / "interview"
+    result = CliRunner().invoke(main, [
+        "interview", "--params", str(_interview_params(tmp_path, ["hybrid"])),
+        "--prepared-dir", str(tmp_path / "prepared"), "--out-dir", str(out)])
+    assert result.exit_code == 0, result.output
+    fidelity = [f["personality_id"] for f in read_jsonl(out / "fidelity.jsonl")]
+    assert fidelity == sorted(fidelity) and set(fidelity) == {"P1", "P2"}
+    references = [r["personality_id"] for r in read_jsonl(out / "references.jsonl")]
+    assert references == sorted(references)

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from interviewsim.config.params import parse_params
-from interviewsim.config.settings import ModelSettings
+from interviewsim.config.settings import LlamaCppProviderSettings, ModelSettings
 from interviewsim.errors import ProviderError
 from interviewsim.judges.constraints import content_similarity_constraints, trait_rating_constraints
 from interviewsim.llm import ModelClient, ModelHub, OutputConstraint
 from interviewsim.llm.gguf import resolve_model_path
-from interviewsim.llm.llama_cpp_provider import TOP_K
+from interviewsim.llm.llama_cpp_provider import TOP_K, LlamaCppProvider
 from interviewsim.llm.llama_engine import Job
 
 pytestmark = pytest.mark.model
@@ -30,7 +30,8 @@ MODEL = ModelSettings(provider="local", model="smollm2-135m-instruct", max_token
 def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModelHub]:
     cache = tmp_path_factory.mktemp("llama") / "responses.sqlite"
     params = parse_params({"cache": {"path": str(cache)},
-                           "providers": {"local": {"kind": "llama_cpp", "n_ctx": 1024}}})
+                           "providers": {"local": {"kind": "llama_cpp", "n_ctx": 1024,
+                                                     "parallel": 4}}})
     with ModelHub(params.hub) as model_hub:
         yield model_hub
 
@@ -192,6 +193,16 @@ def test_requests_decoded_together_stay_in_their_own_sequences(client: ModelClie
     texts = [r.text for r in results]
     assert all(texts) and texts[0::2] == texts[1::2]
     assert len(set(texts[0::2])) == len(cities)
+
+
+def test_one_sequence_takes_requests_one_at_a_time_in_the_hubs_order() -> None:
+    """At ``parallel: 1`` (the default) the hub sends one request at a time, so the engine
+    never chooses between two that arrived together: a cold run decodes in the stages' order."""
+    settings = LlamaCppProviderSettings.model_validate({"kind": "llama_cpp"})
+    assert settings.parallel == 1
+    assert LlamaCppProvider(settings, "local", "unused").max_concurrency == 1
+    wider = settings.model_copy(update={"parallel": 3})
+    assert LlamaCppProvider(wider, "local", "unused").max_concurrency == 6
 
 
 def test_interleaved_roles_each_find_their_prefix_in_their_own_kv_stream(

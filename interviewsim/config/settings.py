@@ -28,9 +28,14 @@ class LlamaCppProviderSettings(_Settings):
     """Prompt-evaluation batch size."""
     prefix_cache: bool = True
     """Keep llama.cpp's KV prefix cache so prompts sharing a prefix skip re-evaluating it."""
-    parallel: int = Field(8, gt=0)
+    parallel: int = Field(1, gt=0)
     """Requests decoded together in one batch (continuous batching; interviewsim/llm/
-    llama_engine.py). The hub keeps twice as many in flight."""
+    llama_engine.py); the hub then keeps twice as many in flight. At 1 the engine takes one
+    request at a time in the order the hub sends them, and a cold run reproduces itself; above
+    1 which requests share a step depends on timing, and answers can change in their last
+    logit bits (docs/ENGINE.md "Determinism"). On the 2-core AMD EPYC the default pipeline ran
+    no faster at 8 than at 1 (benchmarks/README.md "Cold run", step 5), so 1 is the default;
+    raise it where decoding is bound by reading the weights (more cores, short prompts)."""
     flash_attention: bool = False
     """llama.cpp's flash attention. On 2 AMD EPYC cores it evaluates prompts 10-20% faster but
     decodes eight sequences together 1.5x slower (benchmarks/README.md "Engine"), so it is off."""

@@ -146,7 +146,8 @@ class LlamaCppProvider(Provider):
     def __init__(self, settings: LlamaCppProviderSettings, name: str, cache_dir: str):
         self.settings = settings
         self.name = name
-        self.max_concurrency = 2 * settings.parallel  # one queued behind each decoding request
+        # one queued behind each decoding request; one at a time keeps the hub's order
+        self.max_concurrency = 1 if settings.parallel == 1 else 2 * settings.parallel
         self._sidecar = Path(cache_dir) / "gguf-hashes.json"
         self._path: Path | None = None
         self._hash: str | None = None
