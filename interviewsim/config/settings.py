@@ -37,8 +37,9 @@ class LlamaCppProviderSettings(_Settings):
     no faster at 8 than at 1 (benchmarks/README.md "Cold run", step 5), so 1 is the default;
     raise it where decoding is bound by reading the weights (more cores, short prompts)."""
     flash_attention: bool = False
-    """llama.cpp's flash attention. On 2 AMD EPYC cores it evaluates prompts 10-20% faster but
-    decodes eight sequences together 1.5x slower (benchmarks/README.md "Engine"), so it is off."""
+    """llama.cpp's flash attention. On 2 AMD EPYC cores it evaluates prompts 3-20% faster but
+    decodes eight long-prompt sequences together 1.3-1.5x slower (benchmarks/README.md
+    "Engine"), so it is off."""
     kv_slots: int = Field(3, gt=0)
     """KV streams kept beyond the ``parallel`` ones decoding, each about 190 MB at ``n_ctx``
     8192 for SmolLM2-135M: a call goes to the idle stream holding the longest prefix of its
