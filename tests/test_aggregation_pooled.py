@@ -101,8 +101,9 @@ def test_the_report_states_the_headline_and_shows_the_pooled_column():
     text = render_report(data)
     assert text.startswith("# t\n\n" + HEADLINE_NOTE + "\n\n## Results")
     assert "are macro averages" in HEADLINE_NOTE and "*Pooled* values" in HEADLINE_NOTE
-    # two personalities of 0/1 labels: no interval covers; the pooled 3 of 4 gets Wilson
+    # two personalities of 0/1 labels: neither the t-interval nor the pooled binomial interval
+    # covers at this design, so both say so (the pooled one with its simulated coverage)
     assert ("| contradiction_ratio | local | retrieval | 0.500 | 0.750 | too few to interpret "
-            "| 2/3 | 4 | 2 excluded | [") in text
+            "| 2/3 | 4 | 2 excluded | too few to interpret (simulated coverage 0.") in text
     assert "| style_length_diff | style | retrieval | 5.000 | n/a |" in text
     assert "No pooled value (n/a) for style_length_diff" in text
