@@ -40,17 +40,12 @@ from interviewsim.llm.cpu_share import CoreWatch
 from interviewsim.llm.llama_sampling import Sampling
 
 STAT_KEYS = ("steps", "decode_s", "prompt_tokens", "generated_tokens", "prefill_steps",
-             "prefill_s", "copies", "copy_s", "copy_steps", "copy_step_s", "waiting",
-             *llama_sampling.STAT_KEYS)
+             "prefill_s", "copies", "copy_s", "waiting", *llama_sampling.STAT_KEYS)
 """The engine's running totals (``BatchEngine.stats``, in the ``INTERVIEWSIM_LLAMA_TRACE`` lines):
 decode steps and seconds, prompt and generated tokens decoded, the steps that carried prompt
-(and their seconds), KV copies between streams with their seconds (and the decode steps that
-ran a deferred whole-stream copy), request-steps spent waiting for another request's prefix,
+(and their seconds), KV copies between streams with their seconds, request-steps spent
+waiting for another request's prefix,
 and the sampling totals (:data:`interviewsim.llm.llama_sampling.STAT_KEYS`)."""
-
-COPY_THROUGH_STATE = True
-"""Copy a prefix between streams through the source sequence's state (only its cells); False:
-``llama_memory_seq_cp``, the whole stream buffer (kept as a reference for tests)."""
 
 COPY_MIN_GAIN = 8
 """A prefix another stream holds is copied when it saves evaluating at least this many tokens
@@ -131,7 +126,6 @@ class BatchEngine:
         self._closed = False
         self.stats: dict[str, float] = dict.fromkeys(STAT_KEYS, 0)
         self._sampling = Sampling(llama_cpp, self._ctx, self._vocab, self.stats)
-        self._copied = False
         self._thread = threading.Thread(target=self._loop, name="llama-engine", daemon=True)
         self._thread.start()
 
@@ -258,20 +252,17 @@ class BatchEngine:
         """``target``'s KV cells replaced by ``source``'s, bit for bit. Through a sequence's
         state (only the cells it uses, a few MB) rather than ``llama_memory_seq_cp``, which
         between streams copies the whole stream buffer (``n_ctx`` cells, ~190 MB at 8192:
-        ~250 ms, the cost of evaluating ~60 prompt tokens)."""
+        ~250 ms, the cost of evaluating ~60 prompt tokens); that copy remains the fallback
+        should the state not round-trip."""
         api, ctx = self._api, self._ctx
         start = time.perf_counter()
         api.llama_memory_seq_rm(self._mem, target, -1, -1)
-        copied = 0
-        if COPY_THROUGH_STATE:
-            size = api.llama_state_seq_get_size(ctx, source)
-            buffer = (ctypes.c_uint8 * size)()
-            written = api.llama_state_seq_get_data(ctx, buffer, size, source)
-            copied = written and api.llama_state_seq_set_data(ctx, buffer, written, target)
-        if not copied:
-            api.llama_memory_seq_rm(self._mem, target, -1, -1)
+        size = api.llama_state_seq_get_size(ctx, source)
+        buffer = (ctypes.c_uint8 * size)()
+        written = api.llama_state_seq_get_data(ctx, buffer, size, source)
+        if not (written and api.llama_state_seq_set_data(ctx, buffer, written, target)):
+            api.llama_memory_seq_rm(self._mem, target, -1, -1)  # whatever a failed set left
             api.llama_memory_seq_cp(self._mem, source, target, -1, -1)
-            self._copied = True
         self.stats["copies"] += 1
         self.stats["copy_s"] += time.perf_counter() - start
         self._streams[target] = list(self._streams[source])
@@ -286,7 +277,6 @@ class BatchEngine:
     def _step(self) -> None:
         """One ``llama_decode`` over every generating sequence and as much prompt as fits."""
         batch, n, outputs = self._batch, 0, []
-        self._copied = False
         stats = self.stats
 
         def add(running: _Running, token: int, logits: bool) -> None:
@@ -333,9 +323,6 @@ class BatchEngine:
         if n > generating:
             stats["prefill_steps"] += 1
             stats["prefill_s"] += seconds
-        if self._copied:
-            stats["copy_steps"] += 1
-            stats["copy_step_s"] += seconds
         start = time.perf_counter()
         for running, index in outputs:
             need = 1 if running.job.temperature <= 0 else running.job.top_k

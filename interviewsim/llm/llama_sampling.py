@@ -19,16 +19,16 @@ CHECK_SAMPLED_FIRST = True
 """Check only the sampled token against the grammar, constraining more only when it is rejected
 (False: constrain the whole vocabulary every step, as a reference for tests)."""
 
-GRAMMAR_CANDIDATES: tuple[int, ...] = (128,)
-"""When the grammar rejects the sampled token, the highest-logit candidates tried (each size in
-turn) before the whole vocabulary. In the judge stage 128 candidates decide 12% of rejections
-(a second tier of 2,048 decided 5% more and cost more than it saved: the grammar mostly
-rejects because it requires a token the model ranks far below, such as a closing tag)."""
+GRAMMAR_CANDIDATES = 128
+"""When the grammar rejects the sampled token, the highest-logit candidates tried before the
+whole vocabulary. In the judge stage they decide 12% of rejections (a second set of 2,048
+decided 5% more and cost more than it saved: the grammar mostly rejects because it requires a
+token the model ranks far below, such as a closing tag)."""
 
-STAT_KEYS: tuple[str, ...] = ("sample_s", "whole_vocab",
-                              *(f"candidates_{m}" for m in GRAMMAR_CANDIDATES))
+CANDIDATES_KEY = f"candidates_{GRAMMAR_CANDIDATES}"
+STAT_KEYS: tuple[str, ...] = ("sample_s", "whole_vocab", CANDIDATES_KEY)
 """Sampling seconds, and the rejected samples decided over the whole vocabulary or among the
-best ``m`` candidates."""
+best candidates."""
 
 
 class Sampling:
@@ -43,10 +43,8 @@ class Sampling:
                                align=True)
         self._full_view = np.frombuffer(self._full, dtype=self._dtype)
         self._one = (api.llama_token_data * 1)()
-        self._cands = []
-        for m in GRAMMAR_CANDIDATES:
-            buffer = (api.llama_token_data * m)()
-            self._cands.append((buffer, np.frombuffer(buffer, dtype=self._dtype)))
+        self._best = (api.llama_token_data * GRAMMAR_CANDIDATES)()
+        self._best_view = np.frombuffer(self._best, dtype=self._dtype)
 
     def chain(self, temperature: float, top_k: int, seed: int) -> Any:
         api = self._api
@@ -86,27 +84,24 @@ class Sampling:
         if not CHECK_SAMPLED_FIRST or not np.isfinite(one[0].logit):  # rejected: constrain
             logits = np.ctypeslib.as_array(api.llama_get_logits_ith(self._ctx, index),
                                            shape=(self.n_vocab,))
-            token = None
-            for tier in range(len(GRAMMAR_CANDIDATES) if CHECK_SAMPLED_FIRST else 0):
-                token = self.best_candidates(chain, grammar, need, logits, tier)
-                if token is not None:
-                    break
+            token = (self.best_candidates(chain, grammar, need, logits)
+                     if CHECK_SAMPLED_FIRST else None)
             if token is None:
                 token = self.whole_vocabulary(chain, grammar, logits)
             api.llama_sampler_accept(chain, token)
         api.llama_sampler_accept(grammar, token)
         return token
 
-    def best_candidates(self, chain: Any, grammar: Any, need: int, logits: np.ndarray,
-                        tier: int) -> int | None:
-        """The grammar-constrained choice among the ``GRAMMAR_CANDIDATES[tier]`` highest
-        logits, or None when they cannot decide it: when fewer than ``need`` of them are valid,
+    def best_candidates(self, chain: Any, grammar: Any, need: int, logits: np.ndarray
+                        ) -> int | None:
+        """The grammar-constrained choice among the ``GRAMMAR_CANDIDATES`` highest logits, or
+        None when they cannot decide it: when fewer than ``need`` of them are valid,
         or the ``need``-th best valid logit is not above every token outside the set (only then
         are the chain's valid tokens those of the whole vocabulary)."""
-        api, m = self._api, GRAMMAR_CANDIDATES[tier]
+        api, m = self._api, GRAMMAR_CANDIDATES
         top = np.argpartition(logits, -m)[-m:]
         top.sort()  # id order, as in the whole-vocabulary array
-        buffer, view = self._cands[tier]
+        buffer, view = self._best, self._best_view
         view["id"] = top
         view["logit"] = logits[top]
         view["p"] = 0.0
@@ -116,7 +111,7 @@ class Sampling:
         valid = np.sort(view["logit"][np.isfinite(view["logit"])])[::-1]
         if len(valid) < need or valid[need - 1] <= floor:
             return None
-        self.stats[f"candidates_{m}"] += 1
+        self.stats[CANDIDATES_KEY] += 1
         api.llama_sampler_apply(chain, ctypes.byref(array))
         return int(buffer[array.selected].id)
 
