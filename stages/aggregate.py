@@ -8,7 +8,10 @@ from pathlib import Path
 
 import click
 
-from interviewsim.analysis.headline import headline_files
+from interviewsim.analysis.closeness import ClosenessReport, build_closeness
+from interviewsim.analysis.closeness_measures import personality_plot_rows
+from interviewsim.analysis.controls import RETEST
+from interviewsim.analysis.headline import HEADLINE_METRICS, headline_files
 from interviewsim.analysis.metrics import (
     flat_metrics,
     load_cells,
@@ -36,6 +39,7 @@ from interviewsim.data.jsonio import (
 )
 from stages.common import (
     CONTROLS_DIR,
+    FIDELITY_DIR,
     GENERATED_DIR,
     JUDGED_DIR,
     MCQ_ANSWERS_DIR,
@@ -85,6 +89,8 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
     from interviewsim.analysis import (
         agreement,
         calibration,
+        closeness,
+        closeness_measures,
         control_items,
         headline,
         inference,
@@ -100,7 +106,8 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
 
     code = [Path(m.__file__) for m in (metrics, report, stats, tracking, agreement, trust,
                                        validity, headline, tracking_view, inference, intervals,
-                                       calibration, control_items) if m.__file__]
+                                       calibration, control_items, closeness, closeness_measures)
+            if m.__file__]
     digests = {str(path): sha256_hex(path.read_bytes()) for path in sorted(set(files))}
     code_digests = {path.name: sha256_hex(path.read_bytes()) for path in [*code, Path(__file__)]}
     return sha256_hex(canonical_json({"files": digests, "code": code_digests,
@@ -126,8 +133,13 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
               type=click.Path(dir_okay=False, path_type=Path),
               default=[JUDGED_DIR / "control_metrics.jsonl",
                        MCQ_ANSWERS_DIR / "control_metrics.jsonl"], show_default=True,
-              help="Control metrics (oracle, impostor) for each judge's discrimination; "
+              help="Control metrics (oracle, impostor, retest) for each judge's "
+                   "discrimination and normalized fidelity; "
                    "files that do not exist are skipped (controls: []).")
+@click.option("--fidelity-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=FIDELITY_DIR, show_default=True,
+              help="The fidelity stage's answers.jsonl and ceiling.jsonl ('How close to the "
+                   "person?').")
 @click.option("--baseline", default="no-context", show_default=True,
               help="Strategy the table's significance marks compare against.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -136,7 +148,7 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
 def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...],
               extra: tuple[Path, ...],
               summary_paths: tuple[Path, ...], sample_from: tuple[Path, ...],
-              control_paths: tuple[Path, ...], baseline: str,
+              control_paths: tuple[Path, ...], fidelity_dir: Path, baseline: str,
               out_dir: Path, no_mlflow: bool) -> None:
     """Macro-average every metric over personalities (the headline; the pooled value over all
     units goes beside it), test every pair of strategies, and write reports/ (metrics.json and
@@ -162,14 +174,12 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
     judged_dir = judged[0].parent if judged else JUDGED_DIR
     mcq_dir = mcq[0].parent if mcq else MCQ_ANSWERS_DIR
     trust = build_trust_report(params, tests, control_paths, judged_dir, mcq_dir)
-    flat = flat_metrics(cells, usage) | trust.flat()
+    closeness, closeness_inputs = _closeness(params, cells, trust, fidelity_dir, judged_dir)
+    _write_personality_plots(out_dir / "plots", cells, params.strategies)
+    flat = flat_metrics(cells, usage) | trust.flat() | closeness.flat()
     write_json_atomic(out_dir / "metrics.json", flat)
-    headline_dir = out_dir / "headline"
-    headline_dir.mkdir(parents=True, exist_ok=True)
-    for stale in headline_dir.glob("*.json"):
-        stale.unlink()
-    for name, row in headline_files(cells, params.strategies, trust).items():
-        write_json_atomic(headline_dir / name, row)
+    headline_dir = _write_headline(out_dir / "headline", cells, params.strategies, trust,
+                                   closeness)
     write_text_atomic(out_dir / "per_personality.csv", per_personality_csv(cells))
     write_json_atomic(out_dir / "significance.json", {
         "permutations": params.aggregate.permutations, "bootstrap": params.aggregate.bootstrap,
@@ -182,6 +192,7 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
         strategies=list(params.strategies), baseline=baseline, usage=usage,
         config=params.model_dump(mode="json"), permutations=params.aggregate.permutations,
         bootstrap=params.aggregate.bootstrap, trust=trust.render(),
+        closeness=closeness.render(),
     )
     write_text_atomic(out_dir / "report.md", render_report(report))
     click.echo(f"report: {out_dir / 'report.md'}  (DVC: dvc metrics show {headline_dir}; "
@@ -191,7 +202,18 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
 
     _log_to_mlflow(params, params_path, cells, intervals, trust, flat, out_dir,
                    read=[*metric_files, *summary_paths, *sample_from,
-                         *trust_inputs(control_paths, judged_dir, mcq_dir)])
+                         *trust_inputs(control_paths, judged_dir, mcq_dir), *closeness_inputs])
+
+
+def _write_headline(headline_dir: Path, cells: dict, strategies: list[str], trust: TrustReport,
+                    closeness: ClosenessReport) -> Path:
+    """reports/headline/: the headline files alone (stale ones removed)."""
+    headline_dir.mkdir(parents=True, exist_ok=True)
+    for stale in headline_dir.glob("*.json"):
+        stale.unlink()
+    for name, row in headline_files(cells, strategies, trust, closeness.normalized).items():
+        write_json_atomic(headline_dir / name, row)
+    return headline_dir
 
 
 def _write_plots(plots_dir: Path, cells: dict, intervals: dict, strategies: list[str]) -> None:
@@ -202,6 +224,32 @@ def _write_plots(plots_dir: Path, cells: dict, intervals: dict, strategies: list
     for metric, metric_rows in plot_rows(cells, intervals, strategies).items():
         write_json_atomic(plots_dir / f"{metric}.json", metric_rows)
         plot_metric(metric, metric_rows, plots_dir / f"{metric}.png")
+
+
+def _write_personality_plots(plots_dir: Path, cells: dict, strategies: list[str]) -> None:
+    """One PNG and its data per headline metric with a bar per (personality, strategy):
+    where each strategy does well and badly (stale ones went with _write_plots)."""
+    for metric, rows in personality_plot_rows(cells, HEADLINE_METRICS, strategies).items():
+        write_json_atomic(plots_dir / f"personalities_{metric}.json", rows)
+        plot_metric(metric, rows, plots_dir / f"personalities_{metric}.png", by="label",
+                    title=f"{metric} by personality and strategy")
+
+
+def _closeness(params: Params, cells: dict, trust: TrustReport, fidelity_dir: Path,
+               judged_dir: Path) -> tuple[ClosenessReport, list[Path]]:
+    """The "How close to the person?" section and the files it read: the fidelity stage's
+    records and, with the retest control, the controls stage's summary (its retest pairs);
+    each an error naming the stage to run when missing."""
+    inputs = [fidelity_dir / "answers.jsonl", fidelity_dir / "ceiling.jsonl"]
+    pairs = {}
+    if RETEST in params.controls:
+        inputs.append(CONTROLS_DIR / "summary.json")
+        if not inputs[-1].is_file():
+            raise FileNotFoundError(2, "missing input", str(inputs[-1]))
+        pairs = load_json_strict(inputs[-1])
+    found = build_closeness(params, cells, trust.items, trust.discrimination, fidelity_dir,
+                            judged_dir, pairs, HEADLINE_METRICS)
+    return found, inputs
 
 
 def _log_to_mlflow(params: Params, params_path: Path, cells: dict, intervals: dict,

@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "mcq-build": "stages.mcq_build:mcq_build",
     "mcq-answer": "stages.mcq_answer:mcq_answer",
     "style": "stages.style:style",
+    "fidelity": "stages.fidelity:fidelity",
     "interview": "stages.interview:interview",
     "aggregate": "stages.aggregate:aggregate",
     "plan": "stages.commands.plan:plan",

@@ -19,6 +19,7 @@ JUDGED_DIR = Path("data/artifacts/judged")
 MCQ_ITEMS_DIR = Path("data/artifacts/mcq_items")
 MCQ_ANSWERS_DIR = Path("data/artifacts/mcq_answers")
 CONTROLS_DIR = Path("data/artifacts/controls")
+FIDELITY_DIR = Path("data/artifacts/fidelity")
 REPORTS_DIR = Path("reports")
 
 params_option = click.option(

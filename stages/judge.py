@@ -225,7 +225,7 @@ def judge(params_path: Path, prepared_dir: Path, generated_dir: Path, summary_di
     Outputs breaking their contract are re-asked up to judge.max_attempts, then kept with raw
     outputs and the error, excluded from the metrics and counted in summary.json.
     Writes judgments.jsonl, ps_runs.jsonl, ps_votes.jsonl, personality_metrics.jsonl. The
-    params.controls (oracle, impostor; from the controls stage) are judged the same way into
+    params.controls (oracle, impostor, retest; from the controls stage) are judged the same way into
     control_judgments.jsonl, control_ps_runs.jsonl, control_ps_votes.jsonl and
     control_metrics.jsonl, never into the strategies' files.
     With ``processes: N`` on the judges' providers the stage runs as N processes.

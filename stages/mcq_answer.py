@@ -312,8 +312,9 @@ def mcq_answer(params_path: Path, prepared_dir: Path, items_dir: Path, controls_
     when it is correct in every order, with its worst reward (with k = 1 they equal the plain
     metrics, which read rotation 0 only). position_bias.json gives each answerer's letter
     counts, chance and the accuracy of always choosing its favourite letter. Each of params
-    controls (oracle, impostor) answers the same groups with a context of the controls stage's
-    records for that interview (held-out text by design, so not leak-checked); their records
+    controls (oracle, impostor, retest) answers the same groups with a context of the
+    controls stage's records for that interview, (held-out question, control answer) pairs
+    (held-out text by design, so not leak-checked); their records
     and ControlMetric rows go to control_answers.jsonl and control_metrics.jsonl only.
     """
     params = read_params(params_path)

@@ -204,13 +204,18 @@ def write_stage_inputs(root: Path) -> list[str]:
     summary = root / "generated" / "summary.json"
     summary.parent.mkdir()
     summary.write_text(json.dumps({"counts": {"answers": 36}, "usage": {}}))
+    fidelity = root / "fidelity"  # the fidelity stage ran on no answers
+    fidelity.mkdir()
+    for name in ("answers.jsonl", "ceiling.jsonl"):
+        (fidelity / name).write_text("")
     params = root / "params.yaml"
     params.write_text(f"strategies: [no-context, retrieval, hybrid]\n"
+                      f"controls: []\n"
                       f"aggregate: {{permutations: 1000, bootstrap: 200}}\n"
                       f"mlflow: {{tracking_uri: 'sqlite:///{root / 'mlflow.db'}'}}\n")
     return ["--params", str(params), "--judged", str(judged), "--mcq", str(mcq),
             "--metrics-file", str(claims), "--summary", str(summary),
-            "--out-dir", str(root / "reports")]
+            "--fidelity-dir", str(fidelity), "--out-dir", str(root / "reports")]
 
 
 def test_the_aggregate_stage_writes_every_report_file(tmp_path):
@@ -225,7 +230,10 @@ def test_the_aggregate_stage_writes_every_report_file(tmp_path):
     assert metrics["counts.generated.answers"] == 36
     assert sorted(p.name for p in (reports / "plots").iterdir()) == [
         f"{m}.{ext}" for m in ("contradiction_ratio", "grounded_claim_rate", "mcq_accuracy",
-                               "mcq_reward", "personality_alignment") for ext in ("json", "png")]
+                               "mcq_reward", "personalities_contradiction_ratio",
+                               "personalities_mcq_accuracy", "personalities_mcq_reward",
+                               "personalities_personality_alignment", "personality_alignment")
+        for ext in ("json", "png")]
     assert metrics["hybrid.local.grounded_claim_rate"] == 0.9
     assert metrics["hybrid.local.grounded_claim_rate.pooled"] == 0.9
     assert metrics["retrieval.local.mcq_accuracy.pooled"] == 0.6

@@ -130,8 +130,9 @@ def workspace(tmp_path_factory) -> Path:
                 "invalid_reason": None, "calls": []}
                for r in read_jsonl(root / "data/artifacts/prepared/heldout_pairs.jsonl")]
     write_jsonl_atomic(root / "data/artifacts/generated/answers.jsonl", answers)
-    result = invoke(root, "judge")
-    assert result.exit_code == 0, result.output
+    for stage in ("judge", "select-context", "fidelity"):
+        result = invoke(root, stage)
+        assert result.exit_code == 0, (stage, result.output)
     return root
 
 
@@ -198,7 +199,7 @@ def test_a_control_can_never_reach_a_generation_prompt(tmp_path):
         closure = {str(p) for p in import_closure(stage_entry(dag[name]["cmd"]))}
         assert not any(p.endswith("analysis/controls.py") for p in closure), name
     params = yaml.safe_load(Path("params.yaml").read_text())
-    assert set(params["controls"]) == {"oracle", "impostor"}  # on by default
+    assert set(params["controls"]) == {"oracle", "impostor", "retest"}  # on by default
 
 
 def test_an_impostor_for_a_single_personality_is_refused_with_the_fix(tmp_path):
@@ -228,6 +229,8 @@ def test_the_report_and_the_headline_carry_the_verdicts(workspace):
     assert "impostor − oracle" in report.split("honest on contradiction_ratio", 1)[1][:80]
     assert "- ❔ random on content_similarity: **inconclusive**" in report
     assert "random profiles is 0.556" in report
+    # no retest control here: normalized against the oracle only, and the report says so
+    assert "No retest control (params.yaml `controls` lacks `retest`)" in report
     verdicts = json.loads((workspace / "reports/headline/validity_verdict.json").read_text())
     assert verdicts["cs_similarity"] == {"honest": 1, "random": 0}
     metrics = json.loads((workspace / "reports/metrics.json").read_text())

@@ -21,7 +21,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from interviewsim.analysis.intervals import pooled_proportion, t_quantile
+from interviewsim.analysis.intervals import fieller_bounds, pooled_proportion, t_quantile
 
 KINDS: tuple[str, ...] = ("likert", "binary", "levels", "normal")
 METRIC_KIND: dict[str, str] = {
@@ -48,6 +48,13 @@ GATE_REPS = 4000
 PROPORTION_TRUTHS: tuple[float, ...] = (0.05, 0.3)
 """True rates the pooled-proportion interval is checked at (a rare and a common label)."""
 PROPORTION_REPS = 1000
+RETEST_EFFECT = 1.6
+"""The retest's latent mean above the impostor's in the ratio check (twice the stated
+effect: normalizing needs a denominator a judge clearly separates)."""
+RATIO_FRACTIONS: tuple[float, ...] = (0.0, 0.5, 1.0)
+"""Where the simulated strategy sits between impostor (0) and retest (1), on the latent
+scale, in the ratio check."""
+RATIO_REPS = 4000
 
 
 def draw(kind: str, shape: tuple[int, ...], rho: float, mu: float,
@@ -179,3 +186,51 @@ def worst_proportion_coverage(n: int, items: int) -> float:
 def proportion_printable(n: int, items: int) -> bool:
     """Whether the pooled-proportion interval covers at least :data:`MIN_COVERAGE` here."""
     return worst_proportion_coverage(n, items) >= MIN_COVERAGE
+
+
+def ratio_draws(kind: str, n: int, items: int, rho: float, fraction: float, reps: int,
+                seed: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Per-personality (strategy − impostor) and (retest − impostor) means, each (reps, n),
+    and the true ratio of their expectations (on the item scale, so cut scores count)."""
+    rng = np.random.default_rng(seed)
+    strategy = draw(kind, (reps, n, items), rho, fraction * RETEST_EFFECT, rng).mean(axis=2)
+    impostor = draw(kind, (reps, n, items), rho, 0.0, rng).mean(axis=2)
+    retest = draw(kind, (reps, n, items), rho, RETEST_EFFECT, rng).mean(axis=2)
+    base = expected(kind, 0.0)
+    truth = ((expected(kind, fraction * RETEST_EFFECT) - base)
+             / (expected(kind, RETEST_EFFECT) - base))
+    return strategy - impostor, retest - impostor, truth
+
+
+def ratio_coverage(kind: str, n: int, items: int, rho: float, fraction: float, reps: int,
+                   seed: int) -> tuple[float, float]:
+    """(coverage, bounded share) of Fieller's interval of the normalized value, the coverage
+    among the data sets where it is bounded (where the report could print it)."""
+    numerators, denominators, truth = ratio_draws(kind, n, items, rho, fraction, reps, seed)
+    low, high, bounded = fieller_bounds(numerators, denominators)
+    covered = int((bounded & (low <= truth) & (truth <= high)).sum())
+    count = int(bounded.sum())
+    return (covered / count if count else 0.0), count / reps
+
+
+def ratio_seed(n: int, items: int, rho: float, fraction: float) -> int:
+    """The seed of one ratio-coverage simulation (the gate's and bench_inference's)."""
+    return n * 1000 + items + int(fraction * 10) + int(rho * 100)
+
+
+@lru_cache(maxsize=256)
+def worst_ratio_coverage(kind: str, n: int, items: int) -> float:
+    """The lowest simulated coverage of Fieller's interval over :data:`RHOS` ×
+    :data:`RATIO_FRACTIONS` at this design; 0 below three personalities (where it is
+    almost never bounded)."""
+    if n < 3 or items < 1:
+        return 0.0
+    return min(ratio_coverage(kind, n, items, rho, fraction, RATIO_REPS,
+                              seed=ratio_seed(n, items, rho, fraction))[0]
+               for rho in RHOS for fraction in RATIO_FRACTIONS)
+
+
+def ratio_printable(kind: str, n: int, items: int) -> bool:
+    """Whether Fieller's interval of a normalized value covers at least :data:`MIN_COVERAGE`
+    at this design."""
+    return worst_ratio_coverage(kind, n, items) >= MIN_COVERAGE

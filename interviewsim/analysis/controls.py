@@ -5,7 +5,11 @@ similarity, no contradiction and the person's own personality profile. ``imposto
 real answer of a *different* personality to the most similar question (by the retrieval
 embedder): fluent, on topic, and wrong about this person. A judge that scores the two alike
 cannot tell the person from anyone else, and its strategy differences are not evidence
-(:mod:`interviewsim.analysis.validity`).
+(:mod:`interviewsim.analysis.validity`). ``retest`` is the person's own real answer to their
+most similar *training* question (same embedder, seeded tie-break; the source is always a
+training pair): the person answering again, a model-free simulation and a self-consistency
+ceiling. Normalized fidelity (:mod:`interviewsim.analysis.fidelity`) measures a strategy
+between the impostor (0) and the retest (1).
 
 Controls are never generated: they reach only the judge and mcq-answer stages, from their
 own artifact, in their own output files. The impostor pool is the other personalities'
@@ -27,6 +31,9 @@ EmbedFn = Callable[[Sequence[str]], np.ndarray]
 
 ORACLE = "oracle"
 IMPOSTOR = "impostor"
+RETEST = "retest"
+EMBEDDED = frozenset({IMPOSTOR, RETEST})
+"""The controls chosen by question similarity (they need the embedder)."""
 
 
 def oracle_answers(person: PersonalityData) -> list[ControlAnswer]:
@@ -70,6 +77,30 @@ def impostor_answers(heldout: dict[str, list[Pair]], embed: EmbedFn, seed: int,
     return found
 
 
+def retest_answers(person: PersonalityData, embed: EmbedFn, seed: int, digits: int = 6
+                   ) -> list[ControlAnswer]:
+    """Each held-out question answered by the person's own real answer to their most similar
+    training question (cosine similarity of the question embeddings, rounded to ``digits``;
+    ties by a seeded hash). No training pair: no retest answers (the split always keeps
+    one)."""
+    pid, train = person.personality_id, list(person.train)
+    if not train or not person.heldout:
+        return []
+    vectors = np.asarray(embed([p.question for p in train]), dtype=np.float32)
+    asked = np.asarray(embed([p.question for p in person.heldout]), dtype=np.float32)
+    found = []
+    for pair, vector in zip(person.heldout, asked, strict=True):
+        scores = np.round(vectors @ vector, digits)
+        best = float(scores.max())
+        tied = [(pid, train[i]) for i in np.flatnonzero(scores == best)]
+        _, source = min(tied, key=lambda c: _tie_break(seed, pid, pair.qa_id, c))
+        found.append(ControlAnswer(
+            personality_id=pid, control=RETEST, qa_id=pair.qa_id,
+            interview_id=pair.interview_id, question=pair.question, response=source.response,
+            source_personality_id=pid, source_qa_id=source.qa_id, similarity=best))
+    return found
+
+
 def control_answers(people: Iterable[PersonalityData], controls: Sequence[str],
                     embed: EmbedFn | None, seed: int) -> list[ControlAnswer]:
     """Every control answer, sorted by personality, control (in ``controls`` order), then
@@ -94,6 +125,10 @@ def control_answers(people: Iterable[PersonalityData], controls: Sequence[str],
                 out.extend(oracle_answers(person))
             elif control == IMPOSTOR:
                 out.extend(impostors.get(person.personality_id, []))
+            elif control == RETEST:
+                if embed is None:
+                    raise ValueError("the retest control needs an embedder")
+                out.extend(retest_answers(person, embed, seed))
             else:
                 raise ValueError(f"unknown control {control!r}")
     return out

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from interviewsim.analysis.closeness_measures import Normalized
+from interviewsim.analysis.controls import RETEST
 from interviewsim.analysis.metrics import CellKey, MetricCell
 from interviewsim.analysis.trust import TrustReport
 
@@ -57,6 +59,13 @@ FLAG_FILES: dict[str, str] = {
 """The validity rows of reports/headline/ (file stem -> what its values mean): named to sort
 after every strategy, as ``dvc metrics show`` lists the files by name."""
 
+NORMALIZED_PREFIX = "vs-retest_"
+"""reports/headline/vs-retest_<strategy>.json: the strategy's normalized fidelity
+((strategy − impostor) ÷ (retest − impostor), :mod:`interviewsim.analysis.closeness`) under
+the same short names, sorting after the validity rows; ``validity_normalizable.json`` says
+per metric whether the judge tells the retest from the impostor (1) or not (0: the value is
+not to be read)."""
+
 
 def judges_by_metric(cells: Iterable[CellKey]) -> dict[str, list[str]]:
     """Headline metric -> the judges (or MCQ answerers) that scored it, sorted."""
@@ -96,8 +105,34 @@ def validity_flags(trust: TrustReport) -> dict[str, dict[tuple[str, str], int]]:
     return flags
 
 
+def normalized_files(normalized: Sequence[Normalized], judges: Mapping[str, Sequence[str]]
+                     ) -> dict[str, dict]:
+    """:data:`NORMALIZED_PREFIX` rows (one per strategy) and ``validity_normalizable.json``
+    for the headline metrics, against the retest."""
+    files: dict[str, dict] = {}
+    flags: dict[str, dict[str, int]] = {}
+    for metric in judges:
+        mine = [n for n in normalized if n.reference == RETEST and n.metric == metric]
+        for n in mine:
+            if n.ratio.value is not None and n.normalizable:  # a raw ratio is not a result
+                files.setdefault(f"{NORMALIZED_PREFIX}{n.strategy}.json", {}).setdefault(
+                    SHORT_NAMES[metric], {})[n.judge] = round(n.ratio.value, DIGITS)
+            flags.setdefault(SHORT_NAMES[metric], {})[n.judge] = int(n.normalizable)
+    for row in files.values():
+        for name, values in row.items():
+            row[name] = _by_judge(values, judges[_LONG[name]])
+    if flags:
+        files["validity_normalizable.json"] = {
+            name: _by_judge(values, judges[_LONG[name]]) for name, values in flags.items()}
+    return files
+
+
+_LONG = {short: long for long, short in SHORT_NAMES.items()}
+
+
 def headline_files(cells: Mapping[CellKey, MetricCell], strategies: Sequence[str],
-                   trust: TrustReport) -> dict[str, dict]:
+                   trust: TrustReport, normalized: Sequence[Normalized] = ()
+                   ) -> dict[str, dict]:
     """reports/headline/: ``<strategy>.json`` with the five values under their short names,
     then the :data:`FLAG_FILES` rows with the same columns (absent when not measured, e.g.
     ``validity_judge`` with ``controls: []``). Strategies in ``strategies`` order, others
@@ -122,4 +157,4 @@ def headline_files(cells: Mapping[CellKey, MetricCell], strategies: Sequence[str
                 row[SHORT_NAMES[metric]] = _by_judge(mine, metric_judges)
         if row:
             files[f"{stem}.json"] = row
-    return files
+    return files | normalized_files(normalized, judges)

@@ -156,3 +156,52 @@ def pooled_proportion(successes: Sequence[float], counts: Sequence[float],
     name = "clopper-pearson" if exact else "wilson"
     note = "unadjusted" if deff is None else f"design effect {scale:.2f}"
     return ProportionInterval(k / n, interval, f"{name}, {note}")
+
+
+@dataclass(frozen=True)
+class RatioInterval:
+    """The ratio of two means over personalities and Fieller's interval for it."""
+
+    value: float | None
+    """mean(numerators) / mean(denominators); None when the denominator's mean is 0."""
+    interval: Interval | None
+    """Fieller's 95% interval; None when it is unbounded (the denominator's mean is not
+    distinguishable from 0 at the t level), when there are fewer than two personalities, or
+    when no value varies (no spread can be estimated)."""
+
+
+def fieller_bounds(a: np.ndarray, b: np.ndarray, level: float = 0.95
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fieller's bounds for each row of paired per-personality values ``a`` and ``b``
+    (shape (rows, n), n ≥ 2): (low, high, bounded). A row is bounded when the quadratic in θ
+    opens upward, i.e. the denominator's mean is significantly nonzero at ``level``, and
+    something varies; its bounds are NaN otherwise."""
+    n = a.shape[1]
+    t2 = t_quantile(0.5 + level / 2.0, n - 1) ** 2
+    ma, mb = a.mean(axis=1), b.mean(axis=1)
+    da, db = a - ma[:, None], b - mb[:, None]
+    saa, sbb = (da * da).sum(axis=1) / (n - 1) / n, (db * db).sum(axis=1) / (n - 1) / n
+    sab = (da * db).sum(axis=1) / (n - 1) / n
+    qa, qb, qc = mb * mb - t2 * sbb, ma * mb - t2 * sab, ma * ma - t2 * saa
+    disc = qb * qb - qa * qc  # >= 0 whenever qa > 0 (Cauchy–Schwarz), up to rounding
+    bounded = (qa > 0) & (disc >= 0) & ((saa > 0) | (sbb > 0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        root = np.sqrt(np.where(bounded, disc, np.nan))
+        low, high = (qb - root) / qa, (qb + root) / qa
+    return low, high, bounded
+
+
+def fieller(numerators: Sequence[float], denominators: Sequence[float],
+            level: float = 0.95) -> RatioInterval:
+    """Fieller's interval for mean(a) / mean(b) from paired per-personality values: every θ
+    for which the t-test of the personality values a − θ·b does not reject a mean of 0. It
+    keeps the pairing (a and b of one personality are correlated) and, unlike the delta
+    method, does not pretend a ratio with an uncertain denominator is symmetric; it is
+    bounded exactly when the denominator's mean is significantly nonzero at ``level``."""
+    a = np.asarray(numerators, dtype=np.float64)
+    b = np.asarray(denominators, dtype=np.float64)
+    value = None if a.size == 0 or b.mean() == 0 else float(a.mean() / b.mean())
+    if a.size < 2:
+        return RatioInterval(value, None)
+    low, high, bounded = fieller_bounds(a[None, :], b[None, :], level)
+    return RatioInterval(value, (float(low[0]), float(high[0])) if bounded[0] else None)

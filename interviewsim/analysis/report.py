@@ -69,6 +69,8 @@ class ReportData(BaseModel):
     bootstrap: int
     trust: str = ""
     """The "Can these numbers be trusted?" section (interviewsim.analysis.trust), first."""
+    closeness: str = ""
+    """The "How close to the person?" section (interviewsim.analysis.closeness), second."""
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -288,6 +290,7 @@ def render_report(data: ReportData) -> str:
     parts = [
         f"# {data.title}",
         *([data.trust] if data.trust else []),
+        *([data.closeness] if data.closeness else []),
         HEADLINE_NOTE,
         "## Results",
         "Macro averages over personalities. Bold: best strategy in the column (where higher or "
@@ -347,31 +350,34 @@ def plot_rows(cells: Mapping[CellKey, MetricCell], intervals: Mapping[CellKey, I
     return by_metric
 
 
-def plot_metric(metric: str, rows: Sequence[Mapping[str, Any]], path: str | Path) -> None:
-    """A bar per strategy (grouped by judge) with its 95% interval as an error bar."""
+def plot_metric(metric: str, rows: Sequence[Mapping[str, Any]], path: str | Path,
+                by: str = "strategy", title: str | None = None) -> None:
+    """A bar per row's ``by`` value (grouped by judge) with its 95% interval as an error bar
+    where the row has one."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    strategies = list(dict.fromkeys(r["strategy"] for r in rows))
+    groups = list(dict.fromkeys(r[by] for r in rows))
     judges = sorted({r["judge"] for r in rows})
     width = 0.8 / max(1, len(judges))
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(strategies) + 1.5), 3.6), dpi=100)
+    fig, ax = plt.subplots(figsize=(max(5.0, (1.1 if by == "strategy" else 0.35) * len(groups)
+                                        + 1.5), 3.6 if by == "strategy" else 5.0), dpi=100)
     try:
         for offset, judge in enumerate(judges):
             mine = [r for r in rows if r["judge"] == judge]
-            xs = [strategies.index(r["strategy"]) + (offset - (len(judges) - 1) / 2) * width
-                  for r in mine]
+            xs = [groups.index(r[by]) + (offset - (len(judges) - 1) / 2) * width for r in mine]
             values = [r["value"] for r in mine]
-            low = [r["value"] - (r["ci_low"] if r["ci_low"] is not None else r["value"])
+            low = [r["value"] - (r["ci_low"] if r.get("ci_low") is not None else r["value"])
                    for r in mine]
-            high = [(r["ci_high"] if r["ci_high"] is not None else r["value"]) - r["value"]
+            high = [(r["ci_high"] if r.get("ci_high") is not None else r["value"]) - r["value"]
                     for r in mine]
             ax.bar(xs, values, width=width, label=judge, yerr=[low, high], capsize=3)
-        ax.set_xticks(range(len(strategies)), strategies, rotation=30, ha="right")
+        ax.set_xticks(range(len(groups)), groups, rotation=30 if by == "strategy" else 70,
+                      ha="right", fontsize=None if by == "strategy" else 6)
         ax.set_ylabel(metric)
-        ax.set_title(f"{metric} by strategy (95% bootstrap CI)")
+        ax.set_title(title or f"{metric} by strategy (95% CI where printed)")
         if len(judges) > 1:
             ax.legend(title="judge")
         fig.tight_layout()

@@ -76,9 +76,11 @@ def headline_metric_names(cells: Mapping[CellKey, MetricCell], strategies: Seque
 
 def parent_metrics(cells: Mapping[CellKey, MetricCell], trust: TrustReport,
                    flat: Mapping[str, float]) -> dict[str, float]:
-    """Headline values, validity figures and the usage totals of metrics.json (``flat``,
-    its ``usage.*`` keys), rounded: the parent's metrics. Every other number is in its
-    children and in the attached metrics.json."""
+    """Headline values, validity figures, the "How close to the person?" figures of the
+    headline metrics (``closeness.*`` keys of ``flat``: normalized fidelity with the judge in
+    each name, individuation, attribution, length slope) and the usage totals of
+    metrics.json, rounded: the parent's metrics. Every other number is in its children and
+    in the attached metrics.json."""
     judges = judges_by_metric(cells)
     out: dict[str, float] = {
         f"{m}/{s}{_metric_suffix(j, judges[m])}": v
@@ -109,7 +111,24 @@ def parent_metrics(cells: Mapping[CellKey, MetricCell], trust: TrustReport,
     for key, value in flat.items():
         if key.startswith("usage."):
             out["usage/" + key.removeprefix("usage.")] = round(value, DIGITS)
+        elif key.startswith("closeness.") and _parent_closeness(key):
+            out[key.replace(".", "/")] = round(value, DIGITS)
     return out
+
+
+CLOSENESS_PARENT = ("closeness.individuation.", "closeness.attribution.",
+                    "closeness.length_slope.", "closeness.memorized.")
+"""The judge-free and length figures the parent run logs (the rest stay in metrics.json)."""
+
+
+def _parent_closeness(key: str) -> bool:
+    """Normalized fidelity of the headline metrics (value and normalizable flag) and the
+    :data:`CLOSENESS_PARENT` figures."""
+    if key.startswith(CLOSENESS_PARENT):
+        return True
+    parts = key.split(".")
+    return (len(parts) == 6 and parts[1] in ("norm_to_retest", "norm_to_oracle")
+            and parts[3] in HEADLINE_METRICS and parts[5] in ("value", "normalizable"))
 
 
 def saved_view(metric_names: Sequence[str], now_ms: int) -> tuple[str, str]:

@@ -24,7 +24,7 @@ from interviewsim.analysis.agreement import (
     judge_agreement,
 )
 from interviewsim.analysis.calibration import MIN_COVERAGE, worst_bootstrap_coverage
-from interviewsim.analysis.control_items import item_files, read_control_items
+from interviewsim.analysis.control_items import ItemValues, item_files, read_control_items
 from interviewsim.analysis.inference import VERDICT_CODES
 from interviewsim.analysis.ps_checks import CONSTANT_SHARE, level_shares, render_ps
 from interviewsim.analysis.stats import Attainable, PairedTest, attainable
@@ -81,6 +81,8 @@ class TrustReport:
     power: list[ColumnPower] = field(default_factory=list)
     ps_levels: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     """Per judge, the share of its PS votes at each level (:mod:`.ps_checks`)."""
+    items: ItemValues = field(default_factory=dict)
+    """The control items the verdicts rest on (normalized fidelity reuses them)."""
 
     def flat(self, digits: int = 6) -> dict[str, float | int]:
         """``validity.*`` keys for metrics.json (and so for `dvc metrics` and MLflow)."""
@@ -276,7 +278,7 @@ def build_trust_report(params: Params, tests: list[PairedTest], control_paths: I
         answerer_alpha=(answerer_alpha(read_jsonl(answers), params.aggregate.bootstrap,
                                        params.seed) if several else None),
         answerers=len(params.models.mcq_answerers),
-        power=column_power(tests, params.aggregate.permutations),
+        power=column_power(tests, params.aggregate.permutations), items=items,
         ps_levels=level_shares(itertools.chain.from_iterable(
             read_jsonl(p) for p in (judged_dir / "ps_votes.jsonl",
                                     judged_dir / "control_ps_votes.jsonl") if p.is_file())))

@@ -105,10 +105,11 @@ class Discrimination:
         return out
 
 
-def _paired(by_control: Mapping[str, Mapping[str, Mapping[str, float]]]
+def paired_controls(by_control: Mapping[str, Mapping[str, Mapping[str, float]]], upper: str = ORACLE
             ) -> tuple[list[str], list[list[float]], list[list[float]]]:
-    """Personalities with both controls, and their items present under both (same keys)."""
-    oracle, impostor = by_control.get(ORACLE, {}), by_control.get(IMPOSTOR, {})
+    """Personalities with both controls (``upper`` and the impostor), and their items present
+    under both (same keys)."""
+    oracle, impostor = by_control.get(upper, {}), by_control.get(IMPOSTOR, {})
     people, o, i = [], [], []
     for pid in sorted(set(oracle) & set(impostor)):
         keys = sorted(set(oracle[pid]) & set(impostor[pid]))
@@ -122,12 +123,14 @@ def _paired(by_control: Mapping[str, Mapping[str, Mapping[str, float]]]
 def judge_discrimination(judge: str, metric: str,
                          by_control: Mapping[str, Mapping[str, Mapping[str, float]]],
                          margins: Mapping[str, float], permutations: int,
-                         seed: int) -> Discrimination:
-    """The test, interval and control means of one (judge, metric), seeded by its name."""
-    _, oracle, impostor = _paired(by_control)
+                         seed: int, upper: str = ORACLE) -> Discrimination:
+    """The test, interval and control means of one (judge, metric), seeded by its name:
+    ``upper`` (the oracle, or the retest for normalized fidelity) against the impostor."""
+    _, oracle, impostor = paired_controls(by_control, upper)
     sign = DISCRIMINATING[metric]
     test = control_test(oracle, impostor, sign, margins.get(metric), permutations,
-                        derived_seed(seed, "discrimination", judge, metric))
+                        derived_seed(seed, "discrimination", judge, metric,
+                                     *([] if upper == ORACLE else [upper])))
     interval = None
     if oracle:
         items = int(round(np.mean([len(x) for x in oracle])))

@@ -35,7 +35,7 @@ Strategy = Literal[
 ]
 ALL_STRATEGIES: tuple[str, ...] = Strategy.__args__  # type: ignore[attr-defined]
 
-Control = Literal["oracle", "impostor"]
+Control = Literal["oracle", "impostor", "retest"]
 """Control conditions scored beside the strategies, never generated (docs/EXPERIMENTS.md)."""
 ALL_CONTROLS: tuple[str, ...] = Control.__args__  # type: ignore[attr-defined]
 Count = Annotated[int, Field(ge=0)]
@@ -202,6 +202,23 @@ class ModelsParams(_Section):
     """Models that answer the MCQs under each strategy's context."""
 
 
+class FidelityParams(_Section):
+    """How close is the simulation to the person? (docs/STATISTICS.md "How close to the
+    person?"): the thresholds of the model-free ``fidelity`` stage."""
+
+    near_duplicate_similarity: float = Field(0.8, gt=0.0, le=1.0)
+    """A held-out question whose most similar training question (the ``retest`` control's
+    source, by the configured embedder) is at least this similar counts as a near-duplicate:
+    the person was asked nearly the same thing before, so the retest is an easy ceiling."""
+    verbatim_window: int = Field(13, ge=4)
+    """Tokens in a verbatim window: an answer sharing a run this long with its person's
+    held-out answers is flagged as memorization under ``no-context`` (which saw none of
+    them), and the share of its windows found in its own context is its copy share."""
+    low_variance_ratio: float = Field(0.5, gt=0.0, lt=1.0)
+    """A strategy whose variance of answer length, filler or hedge rate is below this share
+    of the real answers' is flagged as markedly less varied than the person."""
+
+
 class Params(_Section):
     seed: int = 20261130
     """Base seed: random context samples, model sampling seeds."""
@@ -210,14 +227,17 @@ class Params(_Section):
     """Context strategies to run (the seven of PROMPTS.md, or a subset)."""
     controls: list[Control] = list(ALL_CONTROLS)
     """Control conditions judged and answered like the strategies but never generated:
-    ``oracle`` (the person's own held-out answer) and ``impostor`` (another personality's real
-    answer to the most similar question). They tell whether a judge can tell the person from
-    anyone else; ``[]`` turns them off."""
+    ``oracle`` (the person's own held-out answer), ``impostor`` (another personality's real
+    answer to the most similar question) and ``retest`` (the person's own real answer to
+    their most similar *training* question: the person answering again). Oracle − impostor
+    tells whether a judge can tell the person from anyone else; retest and impostor are the
+    ends normalized fidelity is measured between; ``[]`` turns them off."""
     context: ContextParams = ContextParams()
     generate: GenerateParams = GenerateParams()
     judge: JudgeParams = JudgeParams()
     mcq: McqParams = McqParams()
     aggregate: AggregateParams = AggregateParams()
+    fidelity: FidelityParams = FidelityParams()
     interview: InterviewParams = InterviewParams()
     mlflow: MlflowParams = MlflowParams()
     cache: CacheParams = CacheParams()

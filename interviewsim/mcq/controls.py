@@ -2,7 +2,10 @@
 
 ``oracle`` gives the answerer the person's own held-out responses of that interview (the upper
 bound: the options were written from them); ``impostor`` gives another personality's real
-answers to the most similar questions (a plausible person who is not this one). The contexts
+answers to the most similar questions (a plausible person who is not this one); ``retest``
+gives, for each of the interview's held-out questions, the person's own real answer to their
+most similar *training* question, paired with the held-out question (what the person said
+when asked something like it before: the person answering again). The contexts
 come from the ``controls`` stage's answers.jsonl and are rendered exactly like a strategy's
 context pairs, so a control differs from a strategy only in what its context says.
 
