@@ -159,7 +159,8 @@ class ClosenessReport:
                  "answers, above 1 = closer). Fieller's 95% interval, printed where its "
                  "simulated coverage at this design is at least 93%; **not normalizable** "
                  "(raw ratio in brackets, not to be read) unless the judge tells the retest "
-                 "from the impostor (a *discriminates* verdict).", ""]
+                 "from the impostor (a *discriminates* verdict); – where the two ends score "
+                 "the same (no scale at all).", ""]
         if not any(n.reference == RETEST for n in self.normalized):
             lines += ["No retest control (params.yaml `controls` lacks `retest`): nothing to "
                       "normalize against but the oracle, below."]
@@ -303,7 +304,8 @@ class ClosenessReport:
         if not self.extremes:
             return "Fewer than two personalities with a value: no spread to show."
         lines = ["Per headline metric, the personality where each strategy does best and "
-                 "worst (one plot per metric: reports/plots/personalities_<metric>.png).", "",
+                 "worst (one plot per metric: reports/plots/personalities_<metric>.png; a "
+                 "strategy whose personalities all score the same is left out).", "",
                  "| metric | judge | strategy | best | worst |", "|---|---|---|---|---|"]
         for metric, judge, strategy, best, worst in self.extremes:
             lines.append(f"| {metric} | {judge} | {strategy} | {best[0]} ({best[1]:.3f}) | "

@@ -262,14 +262,15 @@ def spread_ratios(rows: Iterable[Mapping], real: Mapping[tuple[str, str], Mappin
 def extremes(cells: Mapping[CellKey, MetricCell], metrics: Sequence[str]
              ) -> list[tuple[str, str, str, tuple[str, float], tuple[str, float]]]:
     """(metric, judge, strategy, best (personality, value), worst) for the metrics with a
-    direction, where at least two personalities have a value."""
+    direction, where at least two personalities have a value and not all the same."""
     out = []
     for (strategy, judge, metric), cell in sorted(cells.items()):
         direction = metric_direction(metric)
         if metric not in metrics or direction == 0 or len(cell.per_personality) < 2:
             continue
         ranked = sorted(cell.per_personality.items(), key=lambda kv: (-direction * kv[1], kv[0]))
-        out.append((metric, judge, strategy, ranked[0], ranked[-1]))
+        if ranked[0][1] != ranked[-1][1]:  # all equal: nobody is best or worst
+            out.append((metric, judge, strategy, ranked[0], ranked[-1]))
     return out
 
 
