@@ -31,6 +31,9 @@ SET_ASIDE = {
                       "I assisted while the consultant ran the audit."],
     "someone else did it": ["Our vendor handled the SOC 2 audit.",
                             "The payroll runs were done by head office."],
+    "a failed attempt": ["I sat the CCNA exam last spring and missed the pass mark.",
+                         "I failed the NEBOSH certificate on my first try.",
+                         "I didn't pass the CPA audit paper."],
 }
 
 
@@ -51,6 +54,28 @@ def test_each_construction_sets_aside_new_wordings_of_its_shape(name: str, text:
 def test_affirmative_clauses_with_trigger_looking_words_still_attest(text: str) -> None:
     kept, _ = affirmative(text)
     assert kept, text
+
+
+def test_a_relative_clause_about_someone_else_attests_nothing_but_the_rest_does() -> None:
+    kept, dropped = affirmative("I logged the crash reports and passed them to the SRE team, "
+                                "who did the root-cause analysis.")
+    assert kept == ["I logged the crash reports and passed them to the SRE team"]
+    assert dropped[0].text == "who did the root-cause analysis"
+    assert dropped[0].construction == "someone else did it"
+
+
+def test_a_lapse_with_a_pronoun_carries_back_to_the_credential_it_names() -> None:
+    for text in ("I held a CSCS card from 2015 until 2021, but I let it lapse.",
+                 "I was a registered RGN in Ireland, but it expired when I moved."):
+        reading = read_item("EV-001", text)
+        assert not reading.clauses, text
+
+
+def test_passing_and_fixing_failures_still_attest() -> None:
+    for text in ("I passed the ACCA exams in 2020.", "I fixed failed builds in our CI pipeline.",
+                 "I triaged failed payments every morning."):
+        kept, _ = affirmative(text)
+        assert kept == [text.rstrip(".")], text
 
 
 def test_a_pronoun_denial_carries_back_to_the_clause_that_named_the_term() -> None:

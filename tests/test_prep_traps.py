@@ -168,3 +168,34 @@ def test_a_clarification_that_only_denies_or_wishes_is_not_admitted() -> None:
     fine = "I drove the mobile clinic van every week for two years."
     assert admit("REQ-001", fine, _assessment("Drove the clinic van weekly."),
                  PrepSettings()).accepted
+
+
+def test_an_acronym_is_attested_by_its_words_but_a_known_name_only_by_itself() -> None:
+    assert _verdict("Own the monthly P&L", "I own the monthly profit and loss for two sites.")[0] \
+        == "FULL"
+    assert _verdict("Keep the SDS file current for every chemical",
+                    "I keep the safety data sheets file current for every chemical we use.")[0] \
+        == "FULL"
+    # SQL is a name: "structured query language" spelt out is fine, a chance run is not
+    assert _verdict("SQL", "Senior quality lead in the lab.")[0] == "GAP"
+    assert _verdict("Experience as a PM", "I present monthly reports.")[0] == "GAP"
+
+
+def test_a_verbs_noun_in_al_meets_the_verb() -> None:
+    assert _verdict("Appraise reception staff", "I carry out annual appraisals of the "
+                    "reception staff.")[0] == "FULL"
+    assert _verdict("Approve supplier invoices", "Invoice approvals for our suppliers were "
+                    "mine.")[0] == "FULL"
+
+
+def test_a_labelled_paragraph_is_split_into_its_sentences() -> None:
+    posting = textwrap.dedent("""\
+        Junior Baker
+
+        The role: You will prove and bake sourdough loaves for the morning shift. You will
+        keep the HACCP logs for the bakery.
+        """).replace("shift. You will\n", "shift. You will ")
+    texts = [r.text for r in extract_lexical(posting)]
+    assert any(t.startswith("You will prove and bake sourdough") for t in texts), texts
+    assert any("HACCP logs" in t and "sourdough" not in t for t in texts), texts
+

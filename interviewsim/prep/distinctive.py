@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from interviewsim.text.coverage import STOPWORDS
@@ -218,11 +219,51 @@ def _is_open(requirement: str, span: tuple[int, int]) -> bool:
                 or _OPEN_BEFORE.search(requirement[max(0, start - 30):start]))
 
 
+_ACRONYM = re.compile(r"^[a-z](?:[&/]?[a-z]){1,4}$")
+_ACRONYM_SKIP = frozenset({"and", "of", "&", "the", "for", "to", "in"})
+ACRONYM_PREFIX = "initials:"
+"""An attested term ``initials:cms`` stands for words whose initials spell an acronym."""
+
+
+def _initials(tokens: Sequence[str]) -> set[str]:
+    """``initials:`` terms of every run of 2-5 consecutive words of three letters or more
+    (and, of, the, ... skipped inside a run): "profit and loss" attests P&L, "collections
+    management system" CMS."""
+    found: set[str] = set()
+    words = [t.lower() for t in tokens]
+    for start, first in enumerate(words):
+        if first in _ACRONYM_SKIP or len(first) < 3 or not first.isalpha():
+            continue
+        letters = first[0]
+        for word in words[start + 1:start + 8]:
+            if word in _ACRONYM_SKIP:
+                continue
+            if len(word) < 3 or not word.isalpha():
+                break
+            letters += word[0]
+            if len(letters) > 5:
+                break
+            found.add(ACRONYM_PREFIX + letters)
+    return found
+
+
+def acronym_key(term: str) -> str | None:
+    """``initials:<letters>`` of an acronym term that is not a known tool or standard name
+    ("p&l", "cms"; never "sql" or "aws": a name is attested by itself only)."""
+    if term in KNOWN_TERMS or not _ACRONYM.match(term):
+        return None
+    letters = re.sub(r"[&/]", "", term)
+    if len(letters) < 3 and "&" not in term:  # "PM", "QA": too many word pairs spell them
+        return None
+    return ACRONYM_PREFIX + letters
+
+
 def attested_terms(text: str) -> frozenset[str]:
-    """The lower-case terms ``text`` attests, each common-word name only in its name sense."""
+    """The lower-case terms ``text`` attests, each common-word name only in its name sense,
+    and the ``initials:`` of its word runs (:func:`acronym_key`)."""
     tokens = cased_tokens(text)
     lowered = [t.lower() for t, _ in tokens]
-    found: set[str] = set()
+    found: set[str] = _initials([t for t, _ in tokens])
     for index, (token, offset) in enumerate(tokens):
         for part in _split_compound(token):
             lower = part.lower()
@@ -278,11 +319,21 @@ _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "ed", "es", "er", "s")
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light suffix strip, so "supervise" and "supervising" meet (never below 4 letters)."""
+    """A light suffix strip, so "supervise" and "supervising" meet (never below 4 letters),
+    and a verb's noun in -al meets the verb ("appraisals" ~ "appraise", "approval" ~
+    "approve", "renewal" ~ "renewed")."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)].rstrip("e")
-    return word.rstrip("e") if len(word) > 4 else word
+            return _deverbal(word[: -len(suffix)].rstrip("e"))
+    return _deverbal(word.rstrip("e") if len(word) > 4 else word)
+
+
+_DEVERBAL_AL = re.compile(r"(?:(?<=[aeiou][sv])|(?<=w))al$")
+
+
+def _deverbal(word: str) -> str:
+    found = _DEVERBAL_AL.search(word)
+    return word[:found.start()] if found and found.start() >= 4 else word
 
 
 _SPELLINGS = (("postgres", "postgresql"), ("kubernetes", "k8s"), ("go", "golang"),
@@ -312,6 +363,9 @@ def has_name(term: str, names: frozenset[str]) -> bool:
                      *(a for a, b in _SPELLINGS if b == word),
                      word[:-1] if word.endswith("s") and len(word) > 3 else f"{word}s"}
         if spellings & names:
+            return True
+        initials = acronym_key(word)
+        if initials is not None and initials in names:
             return True
         return "-" in word and any(n.startswith(word) and n[len(word):][:1].isdigit()
                                    for n in names)

@@ -100,7 +100,10 @@ def candidates(posting: str) -> list[tuple[str, SectionKind]]:
 def _candidates(posting: str, by_section: bool) -> list[tuple[str, SectionKind]]:
     found: list[tuple[str, SectionKind]] = []
     for block in blocks(posting):
-        pieces = [block.text] if block.listed else sentences(block.text)
+        # a list item is one candidate unless it holds several sentences ("The role: As a
+        # ... settlement. You will investigate ..."): then each sentence is one
+        split = sentences(block.text)
+        pieces = [block.text] if block.listed and len(split) < 2 else split
         for piece in pieces:
             kind = _wanted(block.kind if by_section else "other", piece, block.listed)
             if kind is None or not any(ch.isalnum() for ch in piece):

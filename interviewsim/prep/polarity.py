@@ -7,18 +7,20 @@ negation), and each clause is tested against :data:`CONSTRUCTIONS`: grammatical 
 phrases of any one corpus, that keep a clause from saying the candidate did or holds a thing.
 
 - denial: a negated experience predicate ("I have never used", "haven't built", "not
-  certified"), "no / not any / without / none of / lack" + an experience noun, "yet to / not
-  yet", a lapsed or previously held credential ("expired", "no longer", "used to hold"),
-  exposure only ("read about", "heard of", "shadowed", "watched a colleague", "assisted while
-  the consultant ..."), and work someone else did ("the platform team ran it", "done by the
-  day office").
+  certified"), a failed attempt ("missed the pass mark", "failed the exam"), "no / not any /
+  without / none of / lack" + an experience noun, "yet to / not yet", a lapsed or previously
+  held credential ("expired", "no longer", "used to hold"), exposure only ("read about",
+  "heard of", "shadowed", "watched a colleague", "assisted while the consultant ..."), and
+  work someone else did ("the platform team ran it", "done by the day office", a relative
+  clause: "handed it to the developers, who did the profiling").
 - wish: a modal or future wish ("would like / love to", "hope / plan / intend / aim to", "keen
   / eager / interested to", "want to learn", "next on my list"), a course or exam booked or in
   progress ("enrolled", "registered to sit", "starting next month", "about to begin"), a
   future time ("this autumn", "next year") and a willingness to learn ("happy to learn").
 
-A denial whose object is only a pronoun ("I've read about MEDDPICC but have never used it")
-also sets aside the clause before it in the same sentence: the pronoun carries the term back.
+A denial whose object is only a pronoun ("I've read about MEDDPICC but have never used it",
+"I held the licence until 2022, but I let it lapse") also sets aside the clause before it in
+the same sentence: the pronoun carries the term back.
 What is set aside is kept, with its reason and construction, so a verdict can say which
 sentence did not count and why. The rules are regular expressions, so the path stays
 deterministic; a clause none of them fires on is affirmative.
@@ -108,7 +110,13 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
           r"others|how|someone|\w+ (?:do|run|perform|lead))\b|\b(?:only|just) (?:read|heard|"
           r"watched|seen|observed|shadowed)\b|\b(?:assist(?:ed|ing)|help(?:ed|ing)|support"
           r"(?:ed|ing)) (?:while|as|when) (?:a|an|the|my|our)\b"),
+    _rule("a failed attempt", "denial",
+          r"\b(?:failed|flunked|did not pass|didn't pass|not (?:yet )?passed|never passed)\b"
+          r"[^.;:]{0,30}?\b(?:exam|test|assessment|certification|certificate|course|module|"
+          r"paper|audit|it|them)\b|\bmissed the pass(?:ing)? (?:mark|grade|score)\b|\bfell "
+          r"(?:just )?short of the pass\b|\bunsuccessful (?:attempt|sitting|application)\b"),
     _rule("someone else did it", "denial",
+          r"^who\b|"  # a relative clause ("handed it to the developers, who did the profiling")
           r"\b" + _OTHERS + r"\s+(?:\w+\s+){0,2}?(?:did|does|handled|handles|ran|runs|owned|"
           r"owns|managed|manages|looked after|wrote|built|led|leads|set up|configured|kept|"
           r"took care|performed|performs|did all|signed off|made)\b|\b(?:looked after|taken "
@@ -130,13 +138,18 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
 )
 """Checked in this order; the first that fires names the construction."""
 _PRONOUN_OBJECT = re.compile(r"(?:\bnever|\bnot|n't)\s+(?:\w+\s+){0,3}?\w+\s+(?:it|them|one|"
-                             r"this|that|these|those|any)\b(?!\s+\w*[A-Z0-9])", re.I)
-"""A denial whose object is a pronoun: it denies what the clause before it named."""
+                             r"this|that|these|those|any)\b(?!\s+\w*[A-Z0-9])|"
+                             r"\b(?:let|allowed|left) (?:it|them|this|that) (?:to )?(?:lapse|"
+                             r"expire|run out)\b|\b(?:it|they|this|that) (?:has |have |had )?"
+                             r"(?:lapsed|expired|ran out|run out)\b|\b(?:failed|didn't pass|"
+                             r"did not pass) (?:it|them|this|that)\b", re.I)
+"""A denial whose object is a pronoun ("but I let it lapse", "I never used it"): it denies
+what the clause before it named."""
 _CLAUSE_BREAK = re.compile(
     r"\s*[;()\u2014\u2013]\s*|(?<!\d):(?!\d)\s*|\s+-\s+|\s+\b(?:but|although|though|however|whereas|"
     r"except)\b\s*|(?<!assisted)(?<!helped)(?<!supported)\s+\bwhile\b\s*|"
-    r",\s*(?=(?:never|not|no|although|though|but|yet|and (?:I )?(?:never|not|would|hope|want|"
-    r"plan|will))\b)", re.I)
+    r",\s*(?=(?:never|not|no|although|though|but|yet|who|and (?:I )?(?:never|not|would|hope|"
+    r"want|plan|will))\b)", re.I)
 """Clause boundaries; "assisted while the consultant ran it" stays one clause (exposure only)."""
 
 
