@@ -12,6 +12,9 @@ from interviewsim.analysis.closeness import ClosenessReport, build_closeness
 from interviewsim.analysis.closeness_measures import personality_plot_rows
 from interviewsim.analysis.controls import RETEST
 from interviewsim.analysis.headline import HEADLINE_METRICS, headline_files
+from interviewsim.analysis.item_traces import log_item_traces
+from interviewsim.analysis.judged_items import JudgedItem, judged_items, sample_keys
+from interviewsim.analysis.labels import human_agreement, read_labels
 from interviewsim.analysis.metrics import (
     flat_metrics,
     load_cells,
@@ -39,9 +42,11 @@ from interviewsim.data.jsonio import (
 )
 from stages.common import (
     CONTROLS_DIR,
+    FACT_SUMMARY_DIR,
     FIDELITY_DIR,
     GENERATED_DIR,
     JUDGED_DIR,
+    LABELS_DIR,
     MCQ_ANSWERS_DIR,
     PREPARED_DIR,
     REPORTS_DIR,
@@ -140,6 +145,13 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
               default=FIDELITY_DIR, show_default=True,
               help="The fidelity stage's answers.jsonl and ceiling.jsonl ('How close to the "
                    "person?').")
+@click.option("--no-fidelity", is_flag=True,
+              help="Leave out the fidelity stage's judge-free measures (a pipeline without "
+                   "that stage, e.g. docs/examples/sharded.dvc.yaml); the report says so.")
+@click.option("--labels-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=LABELS_DIR, show_default=True,
+              help="People's labels of judged items (interviewsim labels pull / import), "
+                   "for each judge's agreement with people.")
 @click.option("--baseline", default="no-context", show_default=True,
               help="Strategy the table's significance marks compare against.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -148,8 +160,8 @@ def _inputs_hash(files: Iterable[Path], params: Params) -> str:
 def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...],
               extra: tuple[Path, ...],
               summary_paths: tuple[Path, ...], sample_from: tuple[Path, ...],
-              control_paths: tuple[Path, ...], fidelity_dir: Path, baseline: str,
-              out_dir: Path, no_mlflow: bool) -> None:
+              control_paths: tuple[Path, ...], fidelity_dir: Path, no_fidelity: bool,
+              labels_dir: Path, baseline: str, out_dir: Path, no_mlflow: bool) -> None:
     """Macro-average every metric over personalities (the headline; the pooled value over all
     units goes beside it), test every pair of strategies, and write reports/ (metrics.json and
     headline/ for DVC, report.md, plots, per-personality CSV, significance.json);
@@ -174,18 +186,18 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
     judged_dir = judged[0].parent if judged else JUDGED_DIR
     mcq_dir = mcq[0].parent if mcq else MCQ_ANSWERS_DIR
     trust = build_trust_report(params, tests, control_paths, judged_dir, mcq_dir)
-    closeness, closeness_inputs = _closeness(params, cells, trust, fidelity_dir, judged_dir)
+    items = experiment_items(judged_dir)
+    trust.human = human_agreement(items, read_labels(labels_dir), params.aggregate.bootstrap,
+                                  params.seed)
+    closeness, closeness_inputs = _closeness(params, cells, trust,
+                                             None if no_fidelity else fidelity_dir, judged_dir)
     _write_personality_plots(out_dir / "plots", cells, params.strategies)
     flat = flat_metrics(cells, usage) | trust.flat() | closeness.flat()
     write_json_atomic(out_dir / "metrics.json", flat)
     headline_dir = _write_headline(out_dir / "headline", cells, params.strategies, trust,
                                    closeness)
     write_text_atomic(out_dir / "per_personality.csv", per_personality_csv(cells))
-    write_json_atomic(out_dir / "significance.json", {
-        "permutations": params.aggregate.permutations, "bootstrap": params.aggregate.bootstrap,
-        "seed": params.seed, "baseline": baseline,
-        "tests": [t.model_dump() for t in tests],
-    })
+    _write_significance(out_dir / "significance.json", params, baseline, tests)
     write_jsonl_atomic(out_dir / "judgment_sample.jsonl", _sample(sample_from))
     report = ReportData(
         title="InterviewSim results", cells=cells, intervals=intervals, tests=tests,
@@ -202,7 +214,16 @@ def aggregate(params_path: Path, judged: tuple[Path, ...], mcq: tuple[Path, ...]
 
     _log_to_mlflow(params, params_path, cells, intervals, trust, flat, out_dir,
                    read=[*metric_files, *summary_paths, *sample_from,
-                         *trust_inputs(control_paths, judged_dir, mcq_dir), *closeness_inputs])
+                         *trust_inputs(control_paths, judged_dir, mcq_dir), *closeness_inputs,
+                         *sorted(labels_dir.glob("*.jsonl"))], items=items)
+
+
+def _write_significance(path: Path, params: Params, baseline: str, tests: list) -> None:
+    write_json_atomic(path, {
+        "permutations": params.aggregate.permutations, "bootstrap": params.aggregate.bootstrap,
+        "seed": params.seed, "baseline": baseline,
+        "tests": [t.model_dump() for t in tests],
+    })
 
 
 def _write_headline(headline_dir: Path, cells: dict, strategies: list[str], trust: TrustReport,
@@ -235,12 +256,13 @@ def _write_personality_plots(plots_dir: Path, cells: dict, strategies: list[str]
                     title=f"{metric} by personality and strategy")
 
 
-def _closeness(params: Params, cells: dict, trust: TrustReport, fidelity_dir: Path,
+def _closeness(params: Params, cells: dict, trust: TrustReport, fidelity_dir: Path | None,
                judged_dir: Path) -> tuple[ClosenessReport, list[Path]]:
     """The "How close to the person?" section and the files it read: the fidelity stage's
     records and, with the retest control, the controls stage's summary (its retest pairs);
     each an error naming the stage to run when missing."""
-    inputs = [fidelity_dir / "answers.jsonl", fidelity_dir / "ceiling.jsonl"]
+    inputs = ([] if fidelity_dir is None else
+              [fidelity_dir / "answers.jsonl", fidelity_dir / "ceiling.jsonl"])
     pairs = {}
     if RETEST in params.controls:
         inputs.append(CONTROLS_DIR / "summary.json")
@@ -252,11 +274,19 @@ def _closeness(params: Params, cells: dict, trust: TrustReport, fidelity_dir: Pa
     return found, inputs
 
 
+def experiment_items(judged_dir: Path) -> list[JudgedItem]:
+    """The judged items of this experiment (the judge stage's files, with the answers, the
+    held-out pairs and the fact summaries they were judged on)."""
+    return judged_items(judged_dir, TABLE_ANSWERS[0], TABLE_ANSWERS[1], TABLE_HELDOUT,
+                        FACT_SUMMARY_DIR / "fact_summaries.jsonl")
+
+
 def _log_to_mlflow(params: Params, params_path: Path, cells: dict, intervals: dict,
                    trust: TrustReport, flat: dict, out_dir: Path,
-                   read: list[Path]) -> None:
+                   read: list[Path], items: list[JudgedItem]) -> None:
     """The parent run (headline, validity, report, plots, evaluation table, dataset) and its
-    children, unless the same inputs were logged before."""
+    children, unless the same inputs were logged before; and the judged items as traces
+    (a seeded sample of at most mlflow.max_traced_items), whose human labels survive."""
     from interviewsim.analysis import tracking_view as view
     from interviewsim.analysis.tracking import (
         ParentExtras,
@@ -298,6 +328,9 @@ def _log_to_mlflow(params: Params, params_path: Path, cells: dict, intervals: di
                                                "judgment_sample.jsonl", "plots")],
         extras=extras,
     )
+    traced = sample_keys(items, params.mlflow.max_traced_items, params.seed)
+    tally = log_item_traces(params.mlflow.tracking_uri, result.experiment_id, traced)
+    click.echo(f"MLflow {tally.line()}")
     state = "already logged, reused" if result.reused else "logged"
     click.echo(f"MLflow: run {identity.name!r} {state} ({result.parent_run_id}, "
                f"{len(result.child_run_ids)} child runs) in experiment "

@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "session": "stages.commands.interview:interview",
     "params": "stages.commands.params:params",
     "cache": "stages.commands.cache:cache",
+    "labels": "stages.commands.labels:labels",
     "batch": "stages.commands.batch:batch",
     "doctor": "stages.commands.doctor:doctor",
 }

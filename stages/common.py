@@ -20,6 +20,8 @@ MCQ_ITEMS_DIR = Path("data/artifacts/mcq_items")
 MCQ_ANSWERS_DIR = Path("data/artifacts/mcq_answers")
 CONTROLS_DIR = Path("data/artifacts/controls")
 FIDELITY_DIR = Path("data/artifacts/fidelity")
+LABELS_DIR = Path("data/labels")
+"""People's labels of judged items (git-tracked; interviewsim labels pull / import)."""
 REPORTS_DIR = Path("reports")
 
 params_option = click.option(

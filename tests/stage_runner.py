@@ -26,6 +26,20 @@ def chdir(path: Path):
         os.chdir(old)
 
 
+def copy_tracked(root: Path) -> Path:
+    """The repository's git-tracked files (as they are in the working tree), copied to
+    ``root``: a project to run `dvc repro` in."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True,
+                             check=True).stdout.decode().split("\0")
+    for name in filter(None, tracked):
+        if (REPO / name).is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, root / name)
+    return root
+
+
 def scripted_params(root: Path, script: str, **overrides) -> Path:
     """A params.yaml in ``root`` whose every model is the scripted ``script``."""
     model = {"provider": "script", "model": "scripted-model", "max_tokens": 64}

@@ -24,6 +24,7 @@ import pytest
 from interviewsim.judges.prompts import CS_SYSTEM, FACT_SUMMARY_SYSTEM, FC_SYSTEM, PS_SYSTEM
 from interviewsim.llm.types import ChatRequest
 from tests.stage_runner import invoke, make_workspace
+from tests.test_validity import _overlap, _tag, _words
 
 VOCABULARY = {
     "P01": "kiln glaze clay porcelain firing slip wheel bisque stoneware raku",
@@ -98,19 +99,6 @@ def generator(request: ChatRequest) -> str:
         raise AssertionError(f"no earlier answer to base question {j} in the context")
     others = sorted(VOCABULARY)  # ... or another personality's real answer
     return answer(others[(others.index(pid) + 1) % len(others)], i, j)
-
-
-def _tag(text: str, tag: str) -> str:
-    return text.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 3}
-
-
-def _overlap(a: str, b: str) -> float:
-    x, y = _words(a), _words(b)
-    return len(x & y) / len(x | y) if x | y else 0.0
 
 
 def _others(request: ChatRequest) -> str:

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from interviewsim.config.params import ALL_STRATEGIES
+from tests.stage_runner import copy_tracked
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -45,14 +46,7 @@ def trimmed(doc: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def repo_copy(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("pipeline") / "repo"
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True,
-                             check=True).stdout.decode().split("\0")
-    for name in filter(None, tracked):
-        source = REPO / name
-        if source.is_file():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, root / name)
+    root = copy_tracked(tmp_path_factory.mktemp("pipeline") / "repo")
     shutil.rmtree(root / "data" / "personalities")
     for pid in PEOPLE:
         doc = json.loads((REPO / "data/personalities" / pid / "prepared_input.json").read_text())

@@ -44,7 +44,7 @@ def unsharded(root: Path, server: MockOpenAI) -> Path:
     os.environ[KEY_ENV] = FAKE_KEY
     try:
         assert [o.code for o in run_chain(root, STAGES)] == [0] * len(STAGES)
-        assert run_cli(root, "aggregate", "--no-mlflow",
+        assert run_cli(root, "aggregate", "--no-mlflow", "--no-fidelity",
                        "--judged", "data/artifacts/judged/personality_metrics.jsonl",
                        "--mcq", "data/artifacts/mcq_answers/personality_metrics.jsonl",
                        "--summary", "data/artifacts/generated/summary.json").code == 0

@@ -85,6 +85,8 @@ class ClosenessReport:
     low_variance_ratio: float = 0.5
     extremes: list[tuple] = field(default_factory=list)
     note: str | None = None
+    judge_free: bool = True
+    """False when the fidelity stage was left out (its measures are not shown)."""
 
     def flat(self) -> dict[str, float | int]:
         """``closeness.*`` keys for metrics.json (and `dvc metrics`)."""
@@ -142,9 +144,14 @@ class ClosenessReport:
         if self.note:
             return "\n\n".join([*parts, self.note])
         parts += ["### Normalized fidelity", self._normalized()]
-        parts += ["### Individuation and attribution (no judge)", self._individuation()]
-        parts += ["### Memorization and copying", self._memorization()]
-        parts += ["### Length bias", self._length()]
+        if not self.judge_free:
+            parts += ["### Individuation, attribution, memorization, length and spread",
+                      "Left out: this pipeline has no `fidelity` stage (`aggregate "
+                      "--no-fidelity`)."]
+        else:
+            parts += ["### Individuation and attribution (no judge)", self._individuation()]
+            parts += ["### Memorization and copying", self._memorization()]
+            parts += ["### Length bias", self._length()]
         parts += ["### Dispersion", self._dispersion()]
         parts += ["### Heterogeneity", self._heterogeneity()]
         return "\n\n".join(parts)
@@ -313,9 +320,11 @@ class ClosenessReport:
         return "\n".join(lines)
 
 
-def fidelity_rows(fidelity_dir: Path) -> tuple[list[dict], list[dict]]:
+def fidelity_rows(fidelity_dir: Path | None) -> tuple[list[dict], list[dict]]:
     """The fidelity stage's answer and ceiling records (FileNotFoundError when it did not
-    run: the command line names the stage to run)."""
+    run: the command line names the stage to run; none when left out, ``None``)."""
+    if fidelity_dir is None:
+        return [], []
     return (list(read_jsonl(fidelity_dir / "answers.jsonl")),
             list(read_jsonl(fidelity_dir / "ceiling.jsonl")))
 
@@ -336,7 +345,7 @@ def _conditions(params: Params, rows: Sequence[dict], ceiling: Sequence[dict]
 
 
 def build_closeness(params: Params, cells: Mapping[CellKey, MetricCell], items: ItemValues,
-                    oracle_gates: Sequence[Discrimination], fidelity_dir: Path,
+                    oracle_gates: Sequence[Discrimination], fidelity_dir: Path | None,
                     judged_dir: Path, retest_pairs: Mapping[str, Any],
                     headline: Sequence[str]) -> ClosenessReport:
     """The section from the metric cells, the control items, the trust section's oracle −
@@ -363,6 +372,7 @@ def build_closeness(params: Params, cells: Mapping[CellKey, MetricCell], items: 
                 if found is not None:
                     report.normalized.append(found)
     rows, ceiling = fidelity_rows(fidelity_dir)
+    report.judge_free = fidelity_dir is not None
     report.conditions = _conditions(params, rows, ceiling)
     window = params.fidelity.verbatim_window
     report.memorized_no_context = sorted(

@@ -113,9 +113,15 @@ def parent_metrics(cells: Mapping[CellKey, MetricCell], trust: TrustReport,
             out["usage/" + key.removeprefix("usage.")] = round(value, DIGITS)
         elif key.startswith("closeness.") and _parent_closeness(key):
             out[key.replace(".", "/")] = round(value, DIGITS)
+        elif key.startswith(HUMAN_PREFIX) and key.endswith((".alpha", ".n")):
+            # human_agreement/<metric>/<judge> (the alpha), human_agreement/.../n beside it
+            name = key.removeprefix(HUMAN_PREFIX).removesuffix(".alpha").replace(".", "/")
+            out[f"human_agreement/{name}"] = round(value, DIGITS)
     return out
 
 
+HUMAN_PREFIX = "validity.human_agreement."
+"""metrics.json keys of each judge's agreement with people (:mod:`.labels`)."""
 CLOSENESS_PARENT = ("closeness.individuation.", "closeness.attribution.",
                     "closeness.length_slope.", "closeness.memorized.")
 """The judge-free and length figures the parent run logs (the rest stay in metrics.json)."""

@@ -26,6 +26,7 @@ from interviewsim.analysis.agreement import (
 from interviewsim.analysis.calibration import MIN_COVERAGE, worst_bootstrap_coverage
 from interviewsim.analysis.control_items import ItemValues, item_files, read_control_items
 from interviewsim.analysis.inference import VERDICT_CODES
+from interviewsim.analysis.labels import HumanAgreement
 from interviewsim.analysis.ps_checks import CONSTANT_SHARE, level_shares, render_ps
 from interviewsim.analysis.stats import Attainable, PairedTest, attainable
 from interviewsim.analysis.validity import (
@@ -83,6 +84,8 @@ class TrustReport:
     """Per judge, the share of its PS votes at each level (:mod:`.ps_checks`)."""
     items: ItemValues = field(default_factory=dict)
     """The control items the verdicts rest on (normalized fidelity reuses them)."""
+    human: HumanAgreement | None = None
+    """Each judge against people's labels (:mod:`.labels`); None where not computed."""
 
     def flat(self, digits: int = 6) -> dict[str, float | int]:
         """``validity.*`` keys for metrics.json (and so for `dvc metrics` and MLflow)."""
@@ -115,6 +118,8 @@ class TrustReport:
             key = f"validity.attainable.{column.judge}.{column.metric}"
             out[f"{key}.min_p_holm"] = round(column.reach.min_p_holm, digits)
             out[f"{key}.significance_possible"] = int(column.reach.significant_possible)
+        if self.human is not None:
+            out.update(self.human.flat())
         return out
 
     def render(self) -> str:
@@ -129,6 +134,8 @@ class TrustReport:
                       render_ps(self.ps_levels)]
         parts += ["### MCQ position bias", self._position_bias()]
         parts += ["### Agreement", self._agreement()]
+        if self.human is not None:
+            parts += ["### Judges against people", self.human.render()]
         parts += ["### Attainable significance", self._power()]
         return "\n\n".join(parts)
 

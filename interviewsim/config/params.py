@@ -165,6 +165,10 @@ class MlflowParams(_Section):
     """MLflow tracking store."""
     experiment: str = "interviewsim"
     """MLflow experiment name."""
+    max_traced_items: int = Field(500, ge=0)
+    """Judged items logged as MLflow traces per run (a seeded sample when there are more;
+    0 logs none): what a person can label in the UI (docs/EXPERIMENTS.md "Checking the judges
+    against people")."""
 
 
 class CacheParams(_Section):
