@@ -61,8 +61,9 @@ class TraceTally:
                 "(human labels on an answer that changed)")
 
 
-def _synchronous() -> None:
-    """Traces are written before this process reads or annotates them (no async queue)."""
+def synchronous_traces() -> None:
+    """Traces are written before this process reads or annotates them (MLflow's async export
+    queue off); call before mlflow is first used."""
     os.environ.setdefault("MLFLOW_ENABLE_ASYNC_TRACE_LOGGING", "false")
 
 
@@ -107,7 +108,7 @@ def _create(client, experiment_id: str, item: JudgedItem) -> None:
 def log_item_traces(tracking_uri: str, experiment_id: str, items: Sequence[JudgedItem]
                     ) -> TraceTally:
     """Write or refresh one trace per item (see the module docstring for reruns)."""
-    _synchronous()
+    synchronous_traces()
     import mlflow
 
     mlflow.set_tracking_uri(tracking_uri)  # log_feedback is the fluent API

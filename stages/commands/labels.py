@@ -22,6 +22,7 @@ from interviewsim.analysis.item_traces import (
     assessment_value,
     human_feedback,
     read_traces,
+    synchronous_traces,
 )
 from interviewsim.analysis.judged_items import SCALES
 from interviewsim.analysis.labels import RATER, Label, merge_labels, read_label_file, scale_value
@@ -48,9 +49,7 @@ def _rater(value: str | None) -> str | None:
 
 def _experiment(params: Params):
     """(client, experiment id) of params.mlflow's experiment; exit 1 when it has no run yet."""
-    import os
-
-    os.environ.setdefault("MLFLOW_ENABLE_ASYNC_TRACE_LOGGING", "false")
+    synchronous_traces()
     import mlflow
 
     mlflow.set_tracking_uri(params.mlflow.tracking_uri)
