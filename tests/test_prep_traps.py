@@ -199,3 +199,19 @@ def test_a_labelled_paragraph_is_split_into_its_sentences() -> None:
     assert any(t.startswith("You will prove and bake sourdough") for t in texts), texts
     assert any("HACCP logs" in t and "sourdough" not in t for t in texts), texts
 
+
+
+def test_a_denial_of_the_most_specific_term_anywhere_keeps_the_requirement_from_full() -> None:
+    coverage, why = _verdict("Robotic milking experience",
+                             "I lead the early milking: 180 cows through a herringbone parlour.",
+                             "Milking hygiene is my job on the late shift too.",
+                             "I have never worked with robotic milkers.")
+    assert coverage == "PARTIAL" and "denies robotic (denied by EV-003)" in why
+    # a denial of another thing that shares a common word does not
+    assert _verdict("Explain the system to the customer at handover",
+                    "I explain the heating system to every customer at handover.",
+                    "I've never worked on a district heating network.")[0] == "FULL"
+    # nor one the candidate affirms elsewhere
+    assert _verdict("Robotic milking experience",
+                    "I ran the robotic milkers at Fenby for two seasons.",
+                    "I have never worked with robotic milkers from Lely.")[0] == "FULL"

@@ -19,6 +19,9 @@ Rules, in order (all deterministic; PARTIAL comes only from the rules, never fro
    (one shared word is not proof of a longer requirement), suffixes aside (supervise ~
    supervising); GAP otherwise. Generic words carry no weight. A term the cited item
    explicitly denies ("I have not held a budget") makes it PARTIAL.
+6. When a negation anywhere in the evidence denies the requirement's most specific term (its
+   rarest content word) and no item affirms it, FULL is PARTIAL: "I have never worked with
+   robotic milkers" beside "I milk twice a day" attests milking, not robotic milking.
 4. "N+ years" is compared with the years stated in the clauses that attest the requirement:
    fewer, or none stated, is PARTIAL.
 5. A count the posting sets ("a 32-bed unit") is compared with the count the cited evidence
@@ -87,6 +90,9 @@ class Reading:
     set_aside_stems: tuple[frozenset[str], ...] = ()
     denied_names: frozenset[str] = frozenset()
     """Names the item mentions only in set-aside clauses ("I have not used Spark")."""
+    denied_objects: frozenset[str] = frozenset()
+    """Stems of what the item's negations deny ("robotic milkers" of "I have never worked
+    with robotic milkers"), the item's own affirmations aside."""
 
 
 def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
@@ -107,8 +113,9 @@ def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
         frozenset())
     named = frozenset().union(*(c.names for c in clauses)) if clauses else frozenset()
     denied_names = attested_terms("\n".join(d.text for d in dropped)) - named
+    objects = frozenset().union(*(_stems(d.denied) for d in dropped)) - affirmed
     return Reading(item_id, tuple(clauses), denied, tuple(dropped),
-                   tuple(_stems(d.text) for d in dropped), denied_names)
+                   tuple(_stems(d.text) for d in dropped), denied_names, objects)
 
 
 def _clause(text: str, sentence: int) -> Clause:
@@ -224,7 +231,28 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
                            readings)
         judgment = _phrase_rule(requirement, judgment, readings)
     judged = _bar_rule(requirement, _years_rule(requirement, judgment), readings)
+    judged = _denied_rule(judged, weights, readings)
     return replace(judged, quote=_quote(judged, readings, groups, claimed))
+
+
+def _denied_rule(judgment: Judgment, weights: dict[str, float], readings: Sequence[Reading]
+                 ) -> Judgment:
+    """FULL becomes PARTIAL when a negation anywhere in the evidence denies the requirement's
+    most specific term (its rarest content word) and no item affirms it: "I have never worked
+    with robotic milkers" beside "I milk twice a day" attests milking, not robotic milking."""
+    if judgment.coverage != "FULL" or not weights:
+        return judgment
+    top = max(weights.values())
+    specific = {t for t, w in weights.items() if w == top}
+    affirmed = frozenset().union(*(c.stems for r in readings for c in r.clauses))
+    denied = {t: r.item_id for r in readings for t in sorted(r.denied_objects & specific)
+              if t not in affirmed}
+    if not denied:
+        return judgment
+    said = ", ".join(f"{t} (denied by {i})" for t, i in sorted(denied.items()))
+    return Judgment("PARTIAL", judgment.cited, judgment.score, judgment.matched,
+                    f"{judgment.reason}, but the evidence denies {said}", said,
+                    judgment.set_aside, judgment.years)
 
 
 def _quote(judgment: Judgment, readings: Sequence[Reading], groups: Sequence[TermGroup],

@@ -161,6 +161,22 @@ class SetAside:
     reason: Reason
     construction: str = ""
     """The :data:`CONSTRUCTIONS` entry that fired (or "carried back by 'it'")."""
+    denied: str = ""
+    """What a negation denies: the clause after "never worked with", "no exposure to", ...
+    ("robotic milkers"); empty for other reasons."""
+
+
+OBJECT_DENIALS = frozenset({"a negated experience predicate", "no or without + experience noun"})
+"""The constructions whose words after the match are the thing denied."""
+
+
+def denied_object(clause: str, found: Construction) -> str:
+    """The words a negation denies (after its match), or '' for other constructions."""
+    if found.name not in OBJECT_DENIALS:
+        return ""
+    plain = clause.translate(_APOSTROPHES).strip()
+    match = found.pattern.search(plain)
+    return plain[match.end():].strip() if match else ""
 
 
 def construction(clause: str) -> Construction | None:
@@ -193,7 +209,8 @@ def affirmative(text: str) -> tuple[list[str], list[SetAside]]:
         verdicts: list[SetAside | None] = []
         for clause in _split(sentence):
             found = construction(clause)
-            aside = SetAside(clause, found.reason, found.name) if found else None
+            aside = (SetAside(clause, found.reason, found.name, denied_object(clause, found))
+                     if found else None)
             if (found and found.reason == "denial" and verdicts and verdicts[-1] is None
                     and _PRONOUN_OBJECT.search(clause)):
                 previous = _split(sentence)[len(verdicts) - 1]
