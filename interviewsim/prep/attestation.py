@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from interviewsim.prep.assertion import coordinated, qualification
+from interviewsim.prep.caps import bar_rule, denied_rule, phrase_rule, years_rule
 from interviewsim.prep.distinctive import (
     GENERIC,
     TermGroup,
@@ -43,14 +44,11 @@ from interviewsim.prep.distinctive import (
     distinctive_groups,
     family,
     has_name,
-    required_years,
     stated_years,
     stem,
 )
 from interviewsim.prep.models import Coverage
-from interviewsim.prep.phrases import compounds, says_compound
 from interviewsim.prep.polarity import SetAside, affirmative
-from interviewsim.prep.quantities import unmet_bar
 from interviewsim.prep.sections import sentences
 from interviewsim.text.coverage import DocumentFrequencies, terms
 from interviewsim.text.numbers import NUMBER_WORDS
@@ -229,30 +227,10 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
         judgment = _hedged(_by_coverage(sure, claimed, threshold, max_citations, notes),
                            _by_coverage(scored, claimed, threshold, max_citations, notes),
                            readings)
-        judgment = _phrase_rule(requirement, judgment, readings)
-    judged = _bar_rule(requirement, _years_rule(requirement, judgment), readings)
-    judged = _denied_rule(judged, weights, readings)
+        judgment = phrase_rule(requirement, judgment, readings)
+    judged = bar_rule(requirement, years_rule(requirement, judgment), readings)
+    judged = denied_rule(judged, weights, readings)
     return replace(judged, quote=_quote(judged, readings, groups, claimed))
-
-
-def _denied_rule(judgment: Judgment, weights: dict[str, float], readings: Sequence[Reading]
-                 ) -> Judgment:
-    """FULL becomes PARTIAL when a negation anywhere in the evidence denies the requirement's
-    most specific term (its rarest content word) and no item affirms it: "I have never worked
-    with robotic milkers" beside "I milk twice a day" attests milking, not robotic milking."""
-    if judgment.coverage != "FULL" or not weights:
-        return judgment
-    top = max(weights.values())
-    specific = {t for t, w in weights.items() if w == top}
-    affirmed = frozenset().union(*(c.stems for r in readings for c in r.clauses))
-    denied = {t: r.item_id for r in readings for t in sorted(r.denied_objects & specific)
-              if t not in affirmed}
-    if not denied:
-        return judgment
-    said = ", ".join(f"{t} (denied by {i})" for t, i in sorted(denied.items()))
-    return Judgment("PARTIAL", judgment.cited, judgment.score, judgment.matched,
-                    f"{judgment.reason}, but the evidence denies {said}", said,
-                    judgment.set_aside, judgment.years)
 
 
 def _quote(judgment: Judgment, readings: Sequence[Reading], groups: Sequence[TermGroup],
@@ -365,49 +343,3 @@ def _hedged(sure: Judgment, any_clause: Judgment, readings: Sequence[Reading]) -
     return replace(any_clause, coverage="PARTIAL", reason=f"{any_clause.reason}; but no "
                    f"clause asserts it outright ({why})",
                    missing="a clause saying the candidate did or holds it")
-
-
-def _phrase_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]
-                 ) -> Judgment:
-    """A FULL on words alone becomes PARTIAL when the requirement names a compound ("motor
-    control") whose words the cited clauses say only apart, and no compound of it as a phrase
-    (:mod:`phrases`); titles and tags are labels without word order, so they never trigger it."""
-    if judgment.coverage != "FULL":
-        return judgment
-    cited = [c for r in readings if r.item_id in judgment.cited for c in r.clauses]
-    seen = frozenset().union(*(c.stems for c in cited)) if cited else frozenset()
-    pairs = compounds(requirement)
-    scattered = [(a, b) for a, b in pairs if a in seen and b in seen]
-    together = [c for c in cited if c.listed and any({a, b} <= c.stems for a, b in scattered)]
-    if not scattered or together or any(says_compound(pairs, c.text) for c in cited):
-        return judgment
-    named = ", ".join(f"{a} {b}" for a, b in scattered[:3])
-    return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; but no cited "
-                   f"clause says the requirement's phrase ({named}), only its words apart",
-                   missing=f"the phrase {named}")
-
-
-def _years_rule(requirement: str, judgment: Judgment) -> Judgment:
-    needed = required_years(requirement)
-    if needed is None or judgment.coverage != "FULL":
-        return judgment
-    if judgment.years is not None and judgment.years >= needed:
-        return judgment
-    have = f"states {judgment.years}" if judgment.years is not None else "states no years"
-    return Judgment("PARTIAL", judgment.cited, judgment.score, judgment.matched,
-                    f"{judgment.reason}; the posting asks {needed}+ years and the evidence "
-                    f"{have}", f"{needed}+ years (the evidence {have})", judgment.set_aside,
-                    judgment.years)
-
-
-def _bar_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]) -> Judgment:
-    """FULL becomes PARTIAL when a cited item states a smaller count than the posting's bar."""
-    if judgment.coverage != "FULL":
-        return judgment
-    cited = [r for r in readings if r.item_id in judgment.cited]
-    short = unmet_bar(requirement, (c.text for r in cited for c in r.clauses))
-    if short is None:
-        return judgment
-    return Judgment("PARTIAL", judgment.cited, judgment.score, judgment.matched,
-                    f"{judgment.reason}; but the posting {short}", short, judgment.set_aside,
-                    judgment.years)

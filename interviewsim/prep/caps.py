@@ -1,0 +1,79 @@
+"""The rules that turn a FULL into PARTIAL after the matching (:mod:`.attestation`, rules 4-6):
+a compound said only apart, fewer years than asked, a smaller count than the posting's bar,
+and the requirement's rarest term denied anywhere in the evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from interviewsim.prep.distinctive import required_years
+from interviewsim.prep.phrases import compounds, says_compound
+from interviewsim.prep.quantities import unmet_bar
+
+if TYPE_CHECKING:
+    from interviewsim.prep.attestation import Judgment, Reading
+
+
+def phrase_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]
+                ) -> Judgment:
+    """A FULL on words alone becomes PARTIAL when the requirement names a compound ("motor
+    control") whose words the cited clauses say only apart, and no compound of it as a phrase
+    (:mod:`phrases`); titles and tags are labels without word order, so they never trigger it."""
+    if judgment.coverage != "FULL":
+        return judgment
+    cited = [c for r in readings if r.item_id in judgment.cited for c in r.clauses]
+    seen = frozenset().union(*(c.stems for c in cited)) if cited else frozenset()
+    pairs = compounds(requirement)
+    scattered = [(a, b) for a, b in pairs if a in seen and b in seen]
+    together = [c for c in cited if c.listed and any({a, b} <= c.stems for a, b in scattered)]
+    if not scattered or together or any(says_compound(pairs, c.text) for c in cited):
+        return judgment
+    named = ", ".join(f"{a} {b}" for a, b in scattered[:3])
+    return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; but no cited "
+                   f"clause says the requirement's phrase ({named}), only its words apart",
+                   missing=f"the phrase {named}")
+
+
+def years_rule(requirement: str, judgment: Judgment) -> Judgment:
+    needed = required_years(requirement)
+    if needed is None or judgment.coverage != "FULL":
+        return judgment
+    if judgment.years is not None and judgment.years >= needed:
+        return judgment
+    have = f"states {judgment.years}" if judgment.years is not None else "states no years"
+    return replace(judgment, coverage="PARTIAL",
+                   reason=f"{judgment.reason}; the posting asks {needed}+ years and the "
+                   f"evidence {have}", missing=f"{needed}+ years (the evidence {have})")
+
+
+def bar_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]) -> Judgment:
+    """FULL becomes PARTIAL when a cited item states a smaller count than the posting's bar."""
+    if judgment.coverage != "FULL":
+        return judgment
+    cited = [r for r in readings if r.item_id in judgment.cited]
+    short = unmet_bar(requirement, (c.text for r in cited for c in r.clauses))
+    if short is None:
+        return judgment
+    return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; but the posting "
+                   f"{short}", missing=short)
+
+
+def denied_rule(judgment: Judgment, weights: dict[str, float], readings: Sequence[Reading]
+                 ) -> Judgment:
+    """FULL becomes PARTIAL when a negation anywhere in the evidence denies the requirement's
+    most specific term (its rarest content word) and no item affirms it: "I have never worked
+    with robotic milkers" beside "I milk twice a day" attests milking, not robotic milking."""
+    if judgment.coverage != "FULL" or not weights:
+        return judgment
+    top = max(weights.values())
+    specific = {t for t, w in weights.items() if w == top}
+    affirmed = frozenset().union(*(c.stems for r in readings for c in r.clauses))
+    denied = {t: r.item_id for r in readings for t in sorted(r.denied_objects & specific)
+              if t not in affirmed}
+    if not denied:
+        return judgment
+    said = ", ".join(f"{t} (denied by {i})" for t, i in sorted(denied.items()))
+    return replace(judgment, coverage="PARTIAL",
+                   reason=f"{judgment.reason}, but the evidence denies {said}", missing=said)
