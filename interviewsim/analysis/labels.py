@@ -45,6 +45,9 @@ RATER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 KIND = {CS: "likert", PS: "levels"}
 """The pinned model each metric's bootstrap check is simulated under (FC: binary)."""
 DIGITS = 6
+THRESHOLD = 0.667
+"""The agreement a verdict is drawn against (the conventional floor for tentative
+conclusions): benchmarks/bench_human_agreement.py simulates both verdicts at it."""
 
 
 @dataclass(frozen=True, order=True)
@@ -239,11 +242,11 @@ def _verdict(j: JudgeVsPeople) -> str:
         return "not computable (no variation, or fewer than one pair)"
     if j.interval is None or not j.printable:
         return "too few labels to say whether this judge agrees with people"
-    if j.interval[0] >= 0.667:
-        return "**agrees with people** (lower bound at least 0.667)"
-    if j.interval[1] < 0.667:
-        return "**does not agree well enough with people** (upper bound below 0.667)"
-    return "inconclusive (the interval straddles 0.667)"
+    if j.interval[0] >= THRESHOLD:
+        return f"**agrees with people** (lower bound at least {THRESHOLD})"
+    if j.interval[1] < THRESHOLD:
+        return f"**does not agree well enough with people** (upper bound below {THRESHOLD})"
+    return f"inconclusive (the interval straddles {THRESHOLD})"
 
 
 def _confusion(j: JudgeVsPeople) -> list[str]:
