@@ -30,7 +30,7 @@ MARKERS: tuple[tuple[str, str], ...] = (
     ("a future step", r"will|'ll|shall|going to|upcoming|soon|future|promis\w*|next step|"
                       r"next (?:year|month|week|term|spring|summer|autumn|fall|winter|quarter|"
                       r"semester)(?!'s)|"
-                      r"scheduled|booked|enrol\w*|enroll\w*|registered (?:for|to|on|with)|"
+                      r"scheduled|booked|enrol\w*|enroll\w*|registered (?:for|to|on)|"
                       r"register(?:ed)? interest|registering|applied for|applying|pending|"
                       r"waiting|awaiting|offered|expect\w*"),
     ("learning", r"(?:am|'m|is|are|currently|now|still|been|started) (?:\w+ )?learning|"
@@ -70,6 +70,13 @@ _FINITE = re.compile(
     r"approved|approves|certified|certifies|wrote|writes|built|builds|belonged|belongs|"
     r"stayed|stays|remained|remains|went|goes)\b", re.I)
 """A finite verb after at least one word (a headline starts with its verb: "Led the audit")."""
+_PAST = re.compile(r"\b[a-z]{3,}(?<!e)ed\b|\b[a-z]{2,}eed\b|\b[a-z]+[^e]ed\b", re.I)
+"""Any regular past tense ("negotiated", "signed", "agreed"): a finite verb the closed list
+above does not name. Only an agent *before* it is read as its subject."""
+_ACTS = re.compile(r"\s+(?:\w+ly\s+)?(?:[a-z]{2,}ed|did|ran|led|"
+                   r"(?:[a-z]{2,}(?<!s)s|does|runs|leads)\s+(?:the|a|an|all|our|my|his|her|their|its|it|them|this|that|these|those|"
+                   r"every|each|any|most)\b)", re.I)
+"""A verb right after an agent: it is that agent's act ("my team manager presents ...")."""
 
 
 _COORDINATE = re.compile(
@@ -102,12 +109,21 @@ def marker(clause: str) -> str | None:
 def someone_else(clause: str) -> bool:
     """The clause's finite verb has a subject that is not the candidate: no first person, and
     another agent in it ("was my supervisor's job", "the buyer made the decisions") or a
-    thing as subject with nothing of the candidate's ("The audits were …")."""
+    thing as subject with nothing of the candidate's ("The audits were …"); or a regular past
+    tense after another agent ("Our head of systems negotiated the contract")."""
     plain = clause.replace("\u2019", "'").strip()
-    if _FIRST_PERSON.search(plain) or not _FINITE.search(plain):
+    if _FIRST_PERSON.search(plain):
         return False
     agents = [m for m in _AGENT.finditer(plain) if not _NOT_SUBJECT.search(plain[:m.start()])]
-    return bool(agents) or (not _POSSESSIVE.search(plain) and bool(_DETERMINED.match(plain)))
+    if _FINITE.search(plain):
+        return bool(agents) or (not _POSSESSIVE.search(plain) and bool(_DETERMINED.match(plain)))
+    if _PAST.match(plain):
+        return False  # a headline that opens with its verb: "Managed five engineers and ..."
+    agents = [m for m in agents if plain[m.end():m.end() + 1] != "-"]  # "nurse-driven"
+    if any(_ACTS.match(plain, m.end()) for m in agents):
+        return True  # "my team manager presents the analysis"
+    verb = next((m for m in _PAST.finditer(plain) if m.start() > 0), None)
+    return verb is not None and any(m.end() <= verb.start() for m in agents)
 
 
 def qualification(clause: str) -> str | None:

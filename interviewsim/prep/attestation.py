@@ -36,11 +36,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from interviewsim.prep.assertion import coordinated, qualification
-from interviewsim.prep.caps import bar_rule, denied_rule, phrase_rule, years_rule
+from interviewsim.prep.caps import bar_rule, denied_rule, phrase_rule, wording_rule, years_rule
 from interviewsim.prep.distinctive import (
     GENERIC,
     TermGroup,
     attested_terms,
+    capitalised,
     distinctive_groups,
     family,
     has_name,
@@ -142,7 +143,12 @@ def _singles(reading: Reading, claimed: Sequence[str]) -> list[Reading]:
 def group_level(group: TermGroup, clause: Clause) -> int:
     """2: the clause attests the group; 1: in part (a limited or qualified clause, a title or
     tag alone, or a family name); 0: no."""
-    if any(has_name(term, clause.names) for term in group.terms):
+    named = [term for term in group.terms if has_name(term, clause.names)]
+    if (named and clause.sentence >= 0 and all(t in group.cased for t in named)
+            and clause.text != clause.text.lower()
+            and not any(has_name(t, capitalised(clause.text)) for t in named)):
+        return 0  # "balancing asanas" is not Asana (tags are lower case by their format)
+    if named:
         return 1 if clause.limited or clause.listed else 2
     kin = frozenset().union(*(family(t) for t in group.terms)) - set(group.terms)
     if any(has_name(name, clause.names) for name in kin):
@@ -230,6 +236,8 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
         judgment = phrase_rule(requirement, judgment, readings)
     judged = bar_rule(requirement, years_rule(requirement, judgment), readings)
     judged = denied_rule(judged, weights, readings)
+    if not groups:
+        judged = wording_rule(requirement, judged, claimed, readings)
     return replace(judged, quote=_quote(judged, readings, groups, claimed))
 
 

@@ -1,6 +1,7 @@
 """The rules that turn a FULL into PARTIAL after the matching (:mod:`.attestation`, rules 4-6):
 a compound said only apart, fewer years than asked, a smaller count than the posting's bar,
-and the requirement's rarest term denied anywhere in the evidence."""
+the requirement's rarest term denied anywhere in the evidence, and a word it cannot do
+without left out."""
 
 from __future__ import annotations
 
@@ -77,3 +78,27 @@ def denied_rule(judgment: Judgment, weights: dict[str, float], readings: Sequenc
     said = ", ".join(f"{t} (denied by {i})" for t, i in sorted(denied.items()))
     return replace(judgment, coverage="PARTIAL",
                    reason=f"{judgment.reason}, but the evidence denies {said}", missing=said)
+
+
+SHORT_REQUIREMENT = 3
+"""A requirement of at most this many content words names each of them for a reason."""
+
+
+def wording_rule(requirement: str, judgment: Judgment, claimed: Sequence[str],
+                 readings: Sequence[Reading]) -> Judgment:
+    """A FULL on words alone (no distinctive name) becomes PARTIAL when the cited clauses
+    leave out one of a short requirement's content words ("Pushback and towing" on pushback
+    alone; "Report ground damage" without the ground): some of its words attested is the "in
+    part" the lexical path may say, and a FULL needs the rest. (Asking the same of the verbs a
+    longer duty opens with cost a fifth of the genuine FULLs on the tuning parts, whose
+    evidence says "produce" for "prepare": not kept.)"""
+    if judgment.coverage != "FULL" or len(claimed) > SHORT_REQUIREMENT:
+        return judgment
+    cited = [c for r in readings if r.item_id in judgment.cited for c in r.clauses]
+    seen = frozenset().union(*(c.stems for c in cited)) if cited else frozenset()
+    lacking = sorted(set(claimed) - seen)
+    if not lacking:
+        return judgment
+    words = ", ".join(lacking)
+    return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; but no cited "
+                   f"clause says {words}", missing=words)

@@ -69,6 +69,10 @@ class TermGroup:
     terms: tuple[str, ...]
     open: bool = False
     """The posting accepts a comparable name ("Kafka or a similar broker", "such as X")."""
+    cased: frozenset[str] = frozenset()
+    """Terms that are names only by their capital ("Asana", "Slack", "Sage"): attested only
+    where the evidence writes them capitalised too, since in lower case they are words
+    ("balancing asanas", "took up the slack", "sage and thyme")."""
 
     def label(self) -> str:
         return " or ".join(self.terms)
@@ -154,6 +158,17 @@ def _distinctive_tokens(requirement: str) -> list[tuple[str, int, int, bool]]:
     return [(term.lower(), start, end, alt) for term, start, end, alt in found]
 
 
+def by_case(token: str) -> bool:
+    """Whether ``token`` is distinctive only because the posting capitalises it."""
+    return (token[:1].isupper() and not token.isupper() and token.lower() not in KNOWN_TERMS
+            and not re.search(r"[0-9+#&]", token) and token.isalpha())
+
+
+def capitalised(text: str) -> frozenset[str]:
+    """The lower-case forms of the words ``text`` writes with a capital."""
+    return frozenset(t.lower() for t, _ in cased_tokens(text) if t[:1].isupper())
+
+
 def _title_word(word: str) -> bool:
     return word[:1].isupper() and word[1:].islower() and word.isalpha()
 
@@ -202,9 +217,17 @@ def distinctive_groups(requirement: str) -> list[TermGroup]:
         spans.append((start, end))
     groups += [[term] for term in pending]
     spans += [(len(requirement), len(requirement))] * len(pending)
-    found = [TermGroup(tuple(dict.fromkeys(g)), _is_open(requirement, span))
+    names = _cased_names(requirement)
+    found = [TermGroup(tuple(dict.fromkeys(g)), _is_open(requirement, span),
+                       frozenset(t for t in g if t in names))
              for g, span in zip(groups, spans, strict=True)]
     return [g for i, g in enumerate(found) if g.terms not in [h.terms for h in found[:i]]]
+
+
+def _cased_names(requirement: str) -> frozenset[str]:
+    """The requirement's single-word terms that are names only by their capital."""
+    return frozenset(token.lower() for token, _ in cased_tokens(requirement)
+                     if by_case(token) and token.lower() not in AMBIGUOUS)
 
 
 _OPEN_AFTER = re.compile(r"^[\s,)]*(?:or|and/or)\s+(?:an?\s+|any\s+|other\s+)?(?:similar|"

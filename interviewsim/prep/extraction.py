@@ -46,6 +46,15 @@ _BUNDLE = re.compile(r";\s+|,\s+as\s+(?:is|are)\s+|,\s+(?:and\s+|or\s+)?(?="
 _SUBORDINATE = re.compile(r"^(?:because|as|when|if|since|while|although|though|whether)\b",
                           re.I)
 MIN_PART_WORDS = 3
+_PARTICIPLE = (r"(?!(?:including|using|following|during|according|regarding|concerning|"
+               r"excluding|involving|bring|string|spring|thing|nothing|anything|everything)\b)"
+               r"[a-z]{3,}ing\s+(?:(?-i:[A-Z])|(?:the|your|a|an|all|our|any|their|each|every|new|"
+               r"clear)\b)")
+_PARTICIPIAL = re.compile(r",\s+(?:and\s+)?(?=" + _PARTICIPLE + ")", re.I)
+_AND_PARTICIPLE = re.compile(r"\s+and\s+(?=" + _PARTICIPLE + ")", re.I)
+"""A duty bundled as participles ("hold a caseload of eighteen, completing assessments on time
+and presenting your analysis at strategy meetings"): each participle is its own ask; the "and"
+before one is cut only once a comma has opened the list."""
 
 
 def split_bundle(sentence: str) -> list[str]:
@@ -54,6 +63,11 @@ def split_bundle(sentence: str) -> list[str]:
     verbs stays whole, and so does a leading "Because …," clause (it belongs to the one after
     it) unless the main clause ("you will …") has already begun before the cut."""
     cuts = list(_BUNDLE.finditer(sentence))
+    participles = list(_PARTICIPIAL.finditer(sentence))
+    if participles:
+        cuts += participles + [m for m in _AND_PARTICIPLE.finditer(sentence)
+                               if m.start() > participles[0].start()]
+        cuts = sorted({c.start(): c for c in cuts}.values(), key=lambda c: c.start())
     if cuts and _SUBORDINATE.match(sentence) and not re.search(
             r"\byou\b", sentence[:cuts[0].start()], re.I):
         cuts = cuts[1:]

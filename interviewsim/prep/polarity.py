@@ -88,7 +88,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
           r"join|receive|be)\b|\b(?:am|'m|is|are|currently|now|just|recently) (?:\w+ )?"
           r"(?:enrolled|booked (?:onto|on|in|for)|signed up|registered (?:for|to|on)|"
           r"waiting|waitlisted|applying|starting|beginning)\b|\b(?:have|'ve|has) (?:\w+ )?"
-          r"(?:signed up|registered|enrolled|applied|booked)\b|\bapplied (?:for|to)\b|"
+          r"(?:signed up|registered|enrolled|applied|booked)\b(?!\s+(?:with|as|since)\b)|"
+          r"\bapplied (?:for|to)\b|"
           r"\b(?:this|next|coming|later this) " + _TIME + r"\b(?!'s)|\bstarts? (?:in|on|next)\b|"
           r"\b(?:start|starts|begin|begins|sit|take)\b[^.;:]{0,40}\b(?:in|on|this|next) "
           + _TIME + r"\b|\bin progress\b|\bpending\b|\bunderway\b|\bworking towards?\b|"
@@ -113,7 +114,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     _rule("a failed attempt", "denial",
           r"\b(?:failed|flunked|did not pass|didn't pass|not (?:yet )?passed|never passed)\b"
           r"[^.;:]{0,30}?\b(?:exam|test|assessment|certification|certificate|course|module|"
-          r"paper|audit|it|them)\b|\bmissed the pass(?:ing)? (?:mark|grade|score)\b|\bfell "
+          r"paper|audit|unit|part|section|practical|check ?ride|it|them)s?\b|"
+          r"\bmissed the pass(?:ing)? (?:mark|grade|score)\b|\bfell "
           r"(?:just )?short of the pass\b|\bunsuccessful (?:attempt|sitting|application)\b"),
     _rule("someone else did it", "denial",
           r"^who\b|"  # a relative clause ("handed it to the developers, who did the profiling")
@@ -145,6 +147,10 @@ _PRONOUN_OBJECT = re.compile(r"(?:\bnever|\bnot|n't)\s+(?:\w+\s+){0,3}?\w+\s+(?:
                              r"did not pass) (?:it|them|this|that)\b", re.I)
 """A denial whose object is a pronoun ("but I let it lapse", "I never used it"): it denies
 what the clause before it named."""
+_ATTEMPT = re.compile(r"\b(?:sat|sit|took|taken|take|attempted|entered|did|wrote|went in for)\b",
+                      re.I)
+"""An attempt at an exam ("I sat the Level 3 exams in June"): a failure in the next clause of
+the sentence ("but did not pass the land law unit") says how it ended."""
 _CLAUSE_BREAK = re.compile(
     r"\s*[;()\u2014\u2013]\s*|(?<!\d):(?!\d)\s*|\s+-\s+|\s+\b(?:but|although|though|however|whereas|"
     r"except)\b\s*|(?<!assisted)(?<!helped)(?<!supported)\s+\bwhile\b\s*|"
@@ -211,10 +217,12 @@ def affirmative(text: str) -> tuple[list[str], list[SetAside]]:
             found = construction(clause)
             aside = (SetAside(clause, found.reason, found.name, denied_object(clause, found))
                      if found else None)
-            if (found and found.reason == "denial" and verdicts and verdicts[-1] is None
-                    and _PRONOUN_OBJECT.search(clause)):
+            if found and found.reason == "denial" and verdicts and verdicts[-1] is None:
                 previous = _split(sentence)[len(verdicts) - 1]
-                verdicts[-1] = SetAside(previous, "denial", "carried back by a pronoun")
+                if _PRONOUN_OBJECT.search(clause):
+                    verdicts[-1] = SetAside(previous, "denial", "carried back by a pronoun")
+                elif found.name == "a failed attempt" and _ATTEMPT.search(previous):
+                    verdicts[-1] = SetAside(previous, "denial", "carried back by a failed attempt")
             verdicts.append(aside)
         for clause, aside in zip(_split(sentence), verdicts, strict=True):
             if aside is None:
