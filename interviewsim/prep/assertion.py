@@ -70,7 +70,7 @@ _FINITE = re.compile(
     r"approved|approves|certified|certifies|wrote|writes|built|builds|belonged|belongs|"
     r"stayed|stays|remained|remains|went|goes)\b", re.I)
 """A finite verb after at least one word (a headline starts with its verb: "Led the audit")."""
-_PAST = re.compile(r"\b[a-z]{3,}(?<!e)ed\b|\b[a-z]{2,}eed\b|\b[a-z]+[^e]ed\b", re.I)
+_PAST = re.compile(r"\b[a-z]{2,}eed\b|\b[a-z]+[^e]ed\b", re.I)
 """Any regular past tense ("negotiated", "signed", "agreed"): a finite verb the closed list
 above does not name. Only an agent *before* it is read as its subject."""
 _ACTS = re.compile(r"\s+(?:\w+ly\s+)?(?:[a-z]{2,}ed|did|ran|led|"

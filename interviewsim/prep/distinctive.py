@@ -160,8 +160,8 @@ def _distinctive_tokens(requirement: str) -> list[tuple[str, int, int, bool]]:
 
 def by_case(token: str) -> bool:
     """Whether ``token`` is distinctive only because the posting capitalises it."""
-    return (token[:1].isupper() and not token.isupper() and token.lower() not in KNOWN_TERMS
-            and not re.search(r"[0-9+#&]", token) and token.isalpha())
+    return (token.isalpha() and token[:1].isupper() and not token.isupper()
+            and token.lower() not in KNOWN_TERMS)
 
 
 def capitalised(text: str) -> frozenset[str]:
