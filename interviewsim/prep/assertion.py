@@ -22,7 +22,11 @@ from __future__ import annotations
 import re
 
 MARKERS: tuple[tuple[str, str], ...] = (
-    ("negation", r"never|no|not|n't|nor|neither|none|without|lack\w*|unable|cannot"),
+    ("negation", r"never|no|not|n't|nor|neither|none|lack\w*|unable|cannot|"
+                 r"without(?!\s+(?:an?\s+|any\s+)?(?:single\s+)?(?:conditions?|restrictions?|"
+                 r"endorsements?|a break|breaks|gaps?|lapses?|incidents?|errors?|complaints?|"
+                 r"exceptions?|fail|interruptions?|supervision|"
+                 r"issues?|problems?|prompting|being asked)\b)"),
     ("modality", r"would|could|might|may|should|perhaps|maybe|possibly|probably|hopefully|"
                  r"ideally"),
     ("a wish or plan", r"hope\w*|plan(?:s|ned)? to|intend\w*|aim(?:s|ing)? to|want\w*|wish\w*|"

@@ -140,14 +140,28 @@ def _singles(reading: Reading, claimed: Sequence[str]) -> list[Reading]:
                                       *labels)) for n in sorted(said)]
 
 
+def _own_name(term: str, text: str, near: frozenset[str]) -> bool:
+    """``text`` writes ``term`` capitalised and not as the first word of a longer name (one
+    more capitalised word of two letters or more that ``near`` lacks: "Harbor Days")."""
+    root = term[:-1] if term.endswith("s") and len(term) > 3 else term  # "SOP" of "SOPs"
+    for found in re.finditer(rf"(?<![\w-]){re.escape(root)}\w*(?![\w-])(?:\s+(\w+))?", text,
+                             re.I):
+        after = found.group(1) or ""
+        if found.group(0)[:1].isupper() and not (
+                after[:1].isupper() and len(after) > 1 and after.lower() not in near):
+            return True
+    return False
+
+
 def group_level(group: TermGroup, clause: Clause) -> int:
     """2: the clause attests the group; 1: in part (a limited or qualified clause, a title or
     tag alone, or a family name); 0: no."""
     named = [term for term in group.terms if has_name(term, clause.names)]
     if (named and clause.sentence >= 0 and all(t in group.cased for t in named)
             and clause.text != clause.text.lower()
-            and not any(has_name(t, capitalised(clause.text)) for t in named)):
-        return 0  # "balancing asanas" is not Asana (tags are lower case by their format)
+            and not any(has_name(t, capitalised(clause.text))
+                        and _own_name(t, clause.text, group.near) for t in named)):
+        return 0  # "balancing asanas" is not Asana, nor "Harbor Days" Harbor (tags: lower case)
     if named:
         return 1 if clause.limited or clause.listed else 2
     kin = frozenset().union(*(family(t) for t in group.terms)) - set(group.terms)
@@ -156,10 +170,18 @@ def group_level(group: TermGroup, clause: Clause) -> int:
     return 0
 
 
+_OPEN_ALTERNATIVE = re.compile(
+    r"\bor\s+(?:an?\s+|any\s+)?(?:other\s+)?(?:closely\s+|directly\s+)?(?:related|similar|"
+    r"equivalent|comparable|relevant|allied)\b(?:[ \t-]+(?!and\b|or\b|with\b)[\w-]+){0,3}", re.I)
+"""An open alternative ("or a closely related field", "or equivalent practical experience"):
+what it names is any like thing, so its words are not asked for."""
+
+
 def content_stems(requirement: str) -> tuple[str, ...]:
-    """The requirement's terms that may carry coverage (no generic words, no numbers)."""
-    kept = {stem(t) for t in terms(requirement) if t not in GENERIC and t not in NUMBER_WORDS
-            and not t.replace("+", "").isdigit()}
+    """The requirement's terms that may carry coverage (no generic words, no numbers, none of
+    an open alternative's)."""
+    kept = {stem(t) for t in terms(_OPEN_ALTERNATIVE.sub(" ", requirement))
+            if t not in GENERIC and t not in NUMBER_WORDS and not t.replace("+", "").isdigit()}
     return tuple(sorted(kept))
 
 

@@ -5,6 +5,7 @@ without left out."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -80,6 +81,7 @@ def denied_rule(judgment: Judgment, weights: dict[str, float], readings: Sequenc
                    reason=f"{judgment.reason}, but the evidence denies {said}", missing=said)
 
 
+_ALTERNATIVES = re.compile(r"\bor\b(?!\s+(?:more|above|higher|over|longer|greater)\b)", re.I)
 SHORT_REQUIREMENT = 3
 """A requirement of at most this many content words names each of them for a reason."""
 
@@ -92,6 +94,9 @@ def wording_rule(requirement: str, judgment: Judgment, claimed: Sequence[str],
     part" the lexical path may say, and a FULL needs the rest. (Asking the same of the verbs a
     longer duty opens with cost a fifth of the genuine FULLs on the tuning parts, whose
     evidence says "produce" for "prepare": not kept.)"""
+    if not _ALTERNATIVES.search(requirement):  # with alternatives, each may be one part
+        parts = {p for t in claimed if "-" in t for p in t.split("-")}
+        claimed = [t for t in claimed if t not in parts]  # "multi-engine" is one word
     if judgment.coverage != "FULL" or len(claimed) > SHORT_REQUIREMENT:
         return judgment
     cited = [c for r in readings if r.item_id in judgment.cited for c in r.clauses]

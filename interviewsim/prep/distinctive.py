@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
+from interviewsim.prep.acronyms import acronym_key, initials
 from interviewsim.text.coverage import STOPWORDS
 from interviewsim.text.numbers import WORD_VALUES
 
@@ -52,7 +52,8 @@ strong solid excellent proven good great deep hands-on working knowledge skills 
 able understanding familiarity proficiency proficient comfortable confident professional
 practical relevant similar related equivalent including includes include plus minimum least
 demonstrated track record background using use used work worked working team teams environment
-fast-paced etc e.g i.e senior junior mid-level role roles job company day days
+fast-paced etc e.g i.e senior junior mid-level role roles job company day days also need needs
+needed someone somebody candidate candidates successful ideal ideally person individual
 """.split())
 """Words that say how much, not what: alone they can never make a requirement met."""
 
@@ -73,6 +74,9 @@ class TermGroup:
     """Terms that are names only by their capital ("Asana", "Slack", "Sage"): attested only
     where the evidence writes them capitalised too, since in lower case they are words
     ("balancing asanas", "took up the slack", "sage and thyme")."""
+    near: frozenset[str] = frozenset()
+    """The posting's capitalised words: a cased term followed by another capitalised word is a
+    longer name ("Harbor Days" is not Harbor) unless the posting has that word too."""
 
     def label(self) -> str:
         return " or ".join(self.terms)
@@ -218,8 +222,9 @@ def distinctive_groups(requirement: str) -> list[TermGroup]:
     groups += [[term] for term in pending]
     spans += [(len(requirement), len(requirement))] * len(pending)
     names = _cased_names(requirement)
+    near = capitalised(requirement)
     found = [TermGroup(tuple(dict.fromkeys(g)), _is_open(requirement, span),
-                       frozenset(t for t in g if t in names))
+                       frozenset(t for t in g if t in names), near if names & set(g) else set())
              for g, span in zip(groups, spans, strict=True)]
     return [g for i, g in enumerate(found) if g.terms not in [h.terms for h in found[:i]]]
 
@@ -242,51 +247,12 @@ def _is_open(requirement: str, span: tuple[int, int]) -> bool:
                 or _OPEN_BEFORE.search(requirement[max(0, start - 30):start]))
 
 
-_ACRONYM = re.compile(r"^[a-z](?:[&/]?[a-z]){1,4}$")
-_ACRONYM_SKIP = frozenset({"and", "of", "&", "the", "for", "to", "in"})
-ACRONYM_PREFIX = "initials:"
-"""An attested term ``initials:cms`` stands for words whose initials spell an acronym."""
-
-
-def _initials(tokens: Sequence[str]) -> set[str]:
-    """``initials:`` terms of every run of 2-5 consecutive words of three letters or more
-    (and, of, the, ... skipped inside a run): "profit and loss" attests P&L, "collections
-    management system" CMS."""
-    found: set[str] = set()
-    words = [t.lower() for t in tokens]
-    for start, first in enumerate(words):
-        if first in _ACRONYM_SKIP or len(first) < 3 or not first.isalpha():
-            continue
-        letters = first[0]
-        for word in words[start + 1:start + 8]:
-            if word in _ACRONYM_SKIP:
-                continue
-            if len(word) < 3 or not word.isalpha():
-                break
-            letters += word[0]
-            if len(letters) > 5:
-                break
-            found.add(ACRONYM_PREFIX + letters)
-    return found
-
-
-def acronym_key(term: str) -> str | None:
-    """``initials:<letters>`` of an acronym term that is not a known tool or standard name
-    ("p&l", "cms"; never "sql" or "aws": a name is attested by itself only)."""
-    if term in KNOWN_TERMS or not _ACRONYM.match(term):
-        return None
-    letters = re.sub(r"[&/]", "", term)
-    if len(letters) < 3 and "&" not in term:  # "PM", "QA": too many word pairs spell them
-        return None
-    return ACRONYM_PREFIX + letters
-
-
 def attested_terms(text: str) -> frozenset[str]:
     """The lower-case terms ``text`` attests, each common-word name only in its name sense,
-    and the ``initials:`` of its word runs (:func:`acronym_key`)."""
+    and the ``initials:`` of its word runs (:func:`~interviewsim.prep.acronyms.acronym_key`)."""
     tokens = cased_tokens(text)
     lowered = [t.lower() for t, _ in tokens]
-    found: set[str] = _initials([t for t, _ in tokens])
+    found: set[str] = initials([t for t, _ in tokens])
     for index, (token, offset) in enumerate(tokens):
         for part in _split_compound(token):
             lower = part.lower()
@@ -387,8 +353,8 @@ def has_name(term: str, names: frozenset[str]) -> bool:
                      word[:-1] if word.endswith("s") and len(word) > 3 else f"{word}s"}
         if spellings & names:
             return True
-        initials = acronym_key(word)
-        if initials is not None and initials in names:
+        # "QBRs" by its singular, "NGSS-aligned" by its acronym part
+        if any(acronym_key(w, KNOWN_TERMS) in names for w in {*spellings, *word.split("-")}):
             return True
         return "-" in word and any(n.startswith(word) and n[len(word):][:1].isdigit()
                                    for n in names)

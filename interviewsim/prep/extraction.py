@@ -42,7 +42,10 @@ _CLAUSE_START = (r"(?:(?:if\s+)?you|can|know|have|has|are|is|hold|speak|write|un
 """A word that opens a new clause after a comma — unless a verb list goes on ("design, build
 and operate the pipelines" is one duty)."""
 _BUNDLE = re.compile(r";\s+|,\s+as\s+(?:is|are)\s+|,\s+(?:and\s+|or\s+)?(?="
-                     + _CLAUSE_START + ")", re.I)
+                     + _CLAUSE_START + r")|,?\s+and\s+(?=who\s|(?:have|hold)\s+(?:a|an|the|"
+                     r"passing|current|valid)\s)", re.I)
+"""Also a second relative clause ("someone who holds X and who is comfortable with Y") and a
+second verb phrase of having ("hold a licence ... and have passing scores on ...")."""
 _SUBORDINATE = re.compile(r"^(?:because|as|when|if|since|while|although|though|whether)\b",
                           re.I)
 MIN_PART_WORDS = 3

@@ -93,7 +93,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
           r"\b(?:this|next|coming|later this) " + _TIME + r"\b(?!'s)|\bstarts? (?:in|on|next)\b|"
           r"\b(?:start|starts|begin|begins|sit|take)\b[^.;:]{0,40}\b(?:in|on|this|next) "
           + _TIME + r"\b|\bin progress\b|\bpending\b|\bunderway\b|\bworking towards?\b|"
-          r"\b(?:studying|preparing|revising|training) for\b|\bsitting (?:the|my)\b"),
+          r"\b(?:studying|preparing|revising) for\b|\bsitting (?:the|my)\b|"
+          r"\b(?:am|'m|are|is|been|currently|now|still) (?:\w+ )?training for\b"),
     _rule("learning it now", "wish",
           r"\b(?:am|'m|currently|now|just|still) (?:\w+ )?(?:learning|studying|starting to "
           r"learn|picking up|teaching myself|taking (?:a|an|the) (?:course|class|module))\b|"

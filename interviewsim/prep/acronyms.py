@@ -1,0 +1,47 @@
+"""Acronyms and the words that spell them: "profit and loss" attests P&L, "first in, first out"
+FIFO, "quarterly business reviews" QBRs (:mod:`interviewsim.prep.distinctive` reads them)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_ACRONYM = re.compile(r"^[a-z](?:[&/]?[a-z]){1,4}$")
+_ACRONYM_SKIP = frozenset({"and", "of", "&", "the", "for", "to", "in"})
+ACRONYM_PREFIX = "initials:"
+"""An attested term ``initials:cms`` stands for words whose initials spell an acronym."""
+
+
+def initials(tokens: Sequence[str]) -> set[str]:
+    """``initials:`` terms of every run of 2-5 consecutive words of three letters or more
+    (and, of, the, ... skipped inside a run): "profit and loss" attests P&L, "collections
+    management system" CMS."""
+    found: set[str] = set()
+    words = [t.lower() for t in tokens]
+    for start, first in enumerate(words):
+        if first in _ACRONYM_SKIP or len(first) < 3 or not first.isalpha():
+            continue
+        spelt = {first[0]}
+        for word in words[start + 1:start + 8]:
+            if word in _ACRONYM_SKIP:  # skipped, or counted: "first in, first out" is FIFO
+                spelt |= {s + word[0] for s in spelt if word.isalpha() and len(s) < 5}
+                continue
+            if len(word) < 3 or not word.isalpha():
+                break
+            spelt = {s + word[0] for s in spelt if len(s) < 5}
+            if not spelt:
+                break
+            found.update(ACRONYM_PREFIX + s for s in spelt)
+    return found
+
+
+def acronym_key(term: str, known: frozenset[str] = frozenset()) -> str | None:
+    """``initials:<letters>`` of an acronym term that is not a ``known`` tool or standard name
+    ("p&l", "cms"; never "sql" or "plc": a chance run, "Senior quality lead", would attest
+    them, so a name is attested by itself only)."""
+    if term in known or not _ACRONYM.match(term):
+        return None
+    letters = re.sub(r"[&/]", "", term)
+    if len(letters) < 3 and "&" not in term:  # "PM", "QA": too many word pairs spell them
+        return None
+    return ACRONYM_PREFIX + letters
