@@ -16,9 +16,12 @@ from interviewsim.agent.guardrails import GuardrailAuditor, Rule
 from interviewsim.agent.language_eval import (
     REPLY_CLASSES,
     TURN_CLASSES,
+    CorpusItem,
+    agreement_report,
     load_corpus,
     report,
     score_classes,
+    second_labels,
     wilson,
 )
 from interviewsim.agent.plan import load_plan
@@ -164,3 +167,22 @@ def test_words_in_another_sense_break_no_guardrail(turn):
 def test_the_same_words_as_verdicts_or_summaries_are_caught(turn, rule):
     violations = GuardrailAuditor().audit(1, "S", turn).violations
     assert [v.rule for v in violations] == [rule]
+
+
+def test_a_second_annotator_is_scored_against_the_corpus_labels(tmp_path: Path) -> None:
+    items = [CorpusItem(id="t1", kind="turn", text="Spot on.", hard=False, split="holdout",
+                        question=False, invitation=False, guardrails=[Rule("praise")]),
+             CorpusItem(id="t2", kind="turn", text="Okay.", hard=False, split="holdout",
+                        question=False, invitation=False),
+             CorpusItem(id="r1", kind="reply", text="Am I close?", hard=False, split="holdout",
+                        after="Sort the list.", signals=[Signal("hint_request")])]
+    second = tmp_path / "second.jsonl"
+    second.write_text(
+        '{"id": "t1", "question": false, "invitation": false, "guardrails": []}\n'
+        '{"id": "t2", "question": false, "invitation": false, "guardrails": ["praise"]}\n'
+        '{"id": "r1", "signals": ["hint_request"]}\n', encoding="utf-8")
+    scores = {(s.kind, s.label): s for s in score_classes([], second_labels(items, second))}
+    praise = scores[("turn", "praise")]
+    assert (praise.tp, praise.fp, praise.fn) == (0, 1, 1)
+    assert scores[("reply", "hint_request")].tp == 1
+    assert "Second annotator on 3 items (2 turns, 1 replies)" in agreement_report(items, second)

@@ -9,6 +9,8 @@ rate by several points per item.
 
 ``python -m interviewsim.agent.language_eval CORPUS`` prints the tables docs/AGENT.md shows:
 one per split, then a sample of errors per class (from ``dev``: the holdout is only counted).
+``... CORPUS --second FILE`` prints how far a second annotator's labels of some items agree
+with the corpus's (:func:`agreement_report`).
 """
 
 from __future__ import annotations
@@ -183,8 +185,35 @@ def report(items: Sequence[CorpusItem]) -> str:
     return "\n".join(out)
 
 
+def second_labels(items: Sequence[CorpusItem], path: str | Path) -> list[Prediction]:
+    """A second annotator's labels of corpus items (JSON Lines: ``id`` with ``question``,
+    ``invitation`` and ``guardrails`` for a turn, ``signals`` for a reply), paired with the
+    items they label, as predictions in the corpus's vocabulary."""
+    by_id = {item.id: item for item in items}
+    pairs = []
+    for row in read_jsonl(Path(path)):
+        item = by_id[row["id"]]
+        labels = {key: row[key] for key in ("question", "invitation", "guardrails", "signals")
+                  if key in row}
+        pairs.append((item, CorpusItem.model_validate({**item.model_dump(), **labels}).gold()))
+    return pairs
+
+
+def agreement_report(items: Sequence[CorpusItem], path: str | Path) -> str:
+    """How far a second annotator, given the same definitions, agrees with the corpus's labels
+    on the items it labelled (the corpus's labels as reference): the ceiling a classifier is
+    held to, since no reader of these definitions agrees with their writer more than this."""
+    pairs = second_labels(items, path)
+    turns = sum(item.kind == "turn" for item, _ in pairs)
+    return (f"Second annotator on {len(pairs)} items ({turns} turns, {len(pairs) - turns} "
+            f"replies), the corpus's labels as reference:\n\n"
+            f"{render_table(score_classes([], pairs))}")
+
+
 def main(argv: Sequence[str]) -> None:
-    print(report(load_corpus(argv[0])))
+    """``CORPUS`` prints :func:`report`; ``CORPUS --second FILE`` :func:`agreement_report`."""
+    items = load_corpus(argv[0])
+    print(agreement_report(items, argv[2]) if argv[1:2] == ["--second"] else report(items))
 
 
 if __name__ == "__main__":
