@@ -39,6 +39,7 @@ from interviewsim.prep.assertion import coordinated, qualification
 from interviewsim.prep.caps import bar_rule, denied_rule, phrase_rule, wording_rule, years_rule
 from interviewsim.prep.distinctive import (
     GENERIC,
+    OPEN_ALTERNATIVE,
     TermGroup,
     attested_terms,
     capitalised,
@@ -170,17 +171,10 @@ def group_level(group: TermGroup, clause: Clause) -> int:
     return 0
 
 
-_OPEN_ALTERNATIVE = re.compile(
-    r"\bor\s+(?:an?\s+|any\s+)?(?:other\s+)?(?:closely\s+|directly\s+)?(?:related|similar|"
-    r"equivalent|comparable|relevant|allied)\b(?:[ \t-]+(?!and\b|or\b|with\b)[\w-]+){0,3}", re.I)
-"""An open alternative ("or a closely related field", "or equivalent practical experience"):
-what it names is any like thing, so its words are not asked for."""
-
-
 def content_stems(requirement: str) -> tuple[str, ...]:
     """The requirement's terms that may carry coverage (no generic words, no numbers, none of
     an open alternative's)."""
-    kept = {stem(t) for t in terms(_OPEN_ALTERNATIVE.sub(" ", requirement))
+    kept = {stem(t) for t in terms(OPEN_ALTERNATIVE.sub(" ", requirement))
             if t not in GENERIC and t not in NUMBER_WORDS and not t.replace("+", "").isdigit()}
     return tuple(sorted(kept))
 

@@ -235,8 +235,15 @@ def _cased_names(requirement: str) -> frozenset[str]:
                      if by_case(token) and token.lower() not in AMBIGUOUS)
 
 
-_OPEN_AFTER = re.compile(r"^[\s,)]*(?:or|and/or)\s+(?:an?\s+|any\s+|other\s+)?(?:similar|"
-                         r"equivalent|comparable|related|other|alike)\b", re.I)
+_LIKE = r"similar|equivalent|comparable|related"
+"""What makes an alternative open: any thing like the one named."""
+_OPEN_AFTER = re.compile(r"^[\s,)]*(?:or|and/or)\s+(?:an?\s+|any\s+|other\s+)?(?:" + _LIKE
+                         + r"|other|alike)\b", re.I)
+OPEN_ALTERNATIVE = re.compile(
+    r"\bor\s+(?:an?\s+|any\s+)?(?:other\s+)?(?:closely\s+|directly\s+)?(?:" + _LIKE
+    + r"|relevant|allied)\b(?:[ \t-]+(?!and\b|or\b|with\b)[\w-]+){0,3}", re.I)
+"""An open alternative with what it names ("or a closely related field", "or equivalent
+practical experience"): any like thing, so its words are not asked for."""
 _OPEN_BEFORE = re.compile(r"\b(?:[Ss]uch as|e\.g\.?|[Ff]or example|for instance|like|including)"
                           r"[\s:,(]*(?:[A-Z][\w-]*\s+)?$")
 
