@@ -186,3 +186,11 @@ def test_a_second_annotator_is_scored_against_the_corpus_labels(tmp_path: Path) 
     assert (praise.tp, praise.fp, praise.fn) == (0, 1, 1)
     assert scores[("reply", "hint_request")].tp == 1
     assert "Second annotator on 3 items (2 turns, 1 replies)" in agreement_report(items, second)
+
+
+def test_the_second_annotators_agreement_on_the_holdout_is_what_the_docs_show(corpus):
+    second = CORPUS.with_name("agent_language_second_annotator.jsonl")
+    shown = agreement_report(corpus, second)
+    assert shown in DOCS.read_text(encoding="utf-8")
+    assert {item.id for item, _ in second_labels(corpus, second)} == {
+        i.id for i in corpus if i.split == "holdout"}

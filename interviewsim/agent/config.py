@@ -13,6 +13,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from interviewsim.agent.language_fallback import capable
 from interviewsim.config.params import Params
 from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ConfigError, Problem, validation_problems
@@ -40,6 +41,11 @@ class AgentSettings(BaseModel):
     """Coach model; null: ``models.generator`` with ``action_max_tokens``."""
     followup: ModelSettings | None = None
     """Follow-up generator model; null: ``models.generator`` with ``action_max_tokens``."""
+    language_fallback: ModelSettings | None = None
+    """A capable model asked which guardrails a turn breaks and which signals a reply carries,
+    deciding what the rules do not find (interviewsim/agent/language_fallback.py); null: the
+    rules and the committed n-gram models only. Never the embedded 135M model. Measure it
+    first: ``python -m interviewsim.agent.language_eval CORPUS --fallback``."""
     action_max_tokens: int = Field(200, gt=0)
     """Completion limit for persona outputs when a persona model is not set explicitly: room
     for one action, and a cap on a small model that repeats itself inside a JSON string."""
@@ -90,10 +96,18 @@ class AgentSettings(BaseModel):
     def check_providers(self, params: Params, file: str) -> None:
         problems = [
             Problem(file, f"{persona}.provider", f"unknown provider {model.provider!r}")
-            for persona in ("interviewer", "evaluator", "coach", "followup")
+            for persona in ("interviewer", "evaluator", "coach", "followup", "language_fallback")
             if (model := getattr(self, persona)) is not None
             and model.provider not in params.providers
         ]
+        fallback = self.language_fallback
+        provider = params.providers.get(fallback.provider) if fallback is not None else None
+        if fallback is not None and not capable(fallback.model,
+                                                getattr(provider, "model_path", None)):
+            problems.append(Problem(file, "language_fallback", (
+                f"{fallback.model!r} is not capable of this: the embedded 135M model answers "
+                "yes to almost every class (docs/AGENT.md); name a larger model's endpoint, "
+                "or null")))
         if problems:
             raise ConfigError(problems)
 

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,6 +23,9 @@ from interviewsim.agent.signals import OTHER_CANDIDATES, PAY_TOPIC, Signal
 from interviewsim.agent.verdicts import dismissal, praise
 from interviewsim.text.discourse import Sentence, head_noun, question_count, sentences
 from interviewsim.text.ngrams import hashed
+
+if TYPE_CHECKING:
+    from interviewsim.agent.language_fallback import LanguageFallback
 
 
 class Rule(StrEnum):
@@ -313,8 +317,11 @@ def _id_pattern(area_ids: Iterable[str]) -> re.Pattern[str] | None:
 class GuardrailAuditor:
     """Audits interviewer turns; knows the rubric's area ids so it can catch them leaking."""
 
-    def __init__(self, rubric_area_ids: Sequence[str] = ()):
+    def __init__(self, rubric_area_ids: Sequence[str] = (),
+                 fallback: LanguageFallback | None = None):
         self._ids = _id_pattern(rubric_area_ids)
+        self.fallback = fallback
+        """The capable model that decides what the rules do not find (``language_fallback``)."""
 
     def audit(
         self, turn: int, state: str, text: str, after: Iterable[Signal] = ()
@@ -329,8 +336,13 @@ class GuardrailAuditor:
         said = [s.core for s in sentences(plain) if s.core]
         # a turn of acknowledgements only ("Okay.", "Got it.") has nothing for the model
         model_labels = turn_labels(plain) if said else frozenset()
-        for rule in sorted(Rule(label) for label in model_labels if label != "invitation"):
-            matches.setdefault(rule, _model_match(plain, rule))
+        asked = self.fallback.turn(text) if self.fallback is not None and said else None
+        if asked is not None:  # the fallback decides what the rules left open
+            for rule in sorted(Rule(label) for label in asked):
+                matches.setdefault(rule, f"(fallback) {text}")
+        else:
+            for rule in sorted(Rule(label) for label in model_labels if label != "invitation"):
+                matches.setdefault(rule, _model_match(plain, rule))
         found = [Violation(turn=turn, rule=rule, match=matches[rule], after=signals)
                  for rule in Rule if rule in matches]
         return TurnAudit(turn=turn, state=state, text=text, violations=found)

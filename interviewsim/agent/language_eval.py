@@ -23,9 +23,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from interviewsim.agent.config import SETTINGS_PATH, load_agent_settings
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule
+from interviewsim.agent.language_fallback import LanguageFallback
 from interviewsim.agent.signals import Signal, detect_signals, invites_questions
+from interviewsim.config.params import load_params
 from interviewsim.data.jsonio import read_jsonl
+from interviewsim.errors import ConfigError, Problem
+from interviewsim.llm import ModelHub
 from interviewsim.text.discourse import is_question
 
 NORMAL = "normal"
@@ -71,13 +76,15 @@ def load_corpus(path: str | Path) -> list[CorpusItem]:
 
 
 def predict(item: CorpusItem, auditor: GuardrailAuditor | None = None) -> set[str]:
-    """The labels the language layer gives one item, in the corpus's vocabulary."""
+    """The labels the language layer gives one item, in the corpus's vocabulary (with the
+    auditor's fallback model, when it has one)."""
+    auditor = auditor or GuardrailAuditor(RUBRIC_IDS)
     if item.kind == "turn":
-        audit = (auditor or GuardrailAuditor(RUBRIC_IDS)).audit(0, "", item.text)
+        audit = auditor.audit(0, "", item.text)
         return {"question" if is_question(item.text) else "not_question",
                 *(["invitation"] if invites_questions(item.text) else []),
                 *(v.rule.value for v in audit.violations)}
-    return {s.value for s in detect_signals(item.text, item.after)} or {NORMAL}
+    return {s.value for s in detect_signals(item.text, item.after, auditor.fallback)} or {NORMAL}
 
 
 def wilson(successes: int, total: int, z: float = 1.96) -> tuple[float, float] | None:
@@ -113,8 +120,15 @@ class ClassScore(BaseModel):
 Prediction = tuple[CorpusItem, set[str]]
 
 
-def predictions(items: Iterable[CorpusItem]) -> list[Prediction]:
-    auditor = GuardrailAuditor(RUBRIC_IDS)
+def predictions(items: Iterable[CorpusItem],
+                fallback: LanguageFallback | None = None) -> list[Prediction]:
+    """Every item's labels; a fallback model is asked about all of them in one batch first."""
+    items = list(items)
+    if fallback is not None:
+        fallback.prefetch(("turn", i.text, None, False) if i.kind == "turn"
+                          else ("reply", i.text, i.after, invites_questions(i.after))
+                          for i in items)
+    auditor = GuardrailAuditor(RUBRIC_IDS, fallback)
     return [(item, predict(item, auditor)) for item in items]
 
 
@@ -171,15 +185,19 @@ def error_sample(predicted: Sequence[Prediction], shown: int = ERRORS_SHOWN) -> 
     return lines
 
 
-def report(items: Sequence[CorpusItem]) -> str:
-    """The tables per split and the dev error sample, as docs/AGENT.md shows them."""
+def report(items: Sequence[CorpusItem], fallback: LanguageFallback | None = None) -> str:
+    """The tables per split and the dev error sample, as docs/AGENT.md shows them (with a
+    fallback model: the layer with it, and how many of its outputs never parsed)."""
     out = []
     for split in SPLITS:
         part = [i for i in items if i.split == split]
         turns = sum(i.kind == "turn" for i in part)
+        scores = score_classes(part, predictions(part, fallback))
         out.append(f"`{split}`: {len(part)} items ({turns} turns, {len(part) - turns} replies, "
-                   f"{sum(i.hard for i in part)} hard)\n\n{render_table(score_classes(part))}\n")
-    dev = predictions(i for i in items if i.split == "dev")
+                   f"{sum(i.hard for i in part)} hard)\n\n{render_table(scores)}\n")
+    if fallback is not None:
+        out.append(f"Fallback outputs that never parsed: {fallback.invalid}\n")
+    dev = predictions((i for i in items if i.split == "dev"), fallback)
     out.append("Errors on `dev` (at most two misses and two false alarms per class):\n\n"
                + "\n".join(error_sample(dev)))
     return "\n".join(out)
@@ -210,10 +228,34 @@ def agreement_report(items: Sequence[CorpusItem], path: str | Path) -> str:
             f"{render_table(score_classes([], pairs))}")
 
 
+def fallback_report(items: Sequence[CorpusItem], params_path: str = "params.yaml",
+                    settings_path: str | None = None) -> str:
+    """:func:`report` with agent.yaml's ``language_fallback`` model behind the layer."""
+    params = load_params(params_path)
+    settings = load_agent_settings(settings_path)
+    settings.check_providers(params, settings_path or str(SETTINGS_PATH))
+    if settings.language_fallback is None:
+        raise ConfigError([Problem(settings_path or str(SETTINGS_PATH), "language_fallback",
+                                   "is null: name a capable model to measure it")])
+    with ModelHub(params.hub) as hub:
+        fallback = LanguageFallback(hub.client(settings.language_fallback, label="language"))
+        return report(items, fallback)
+
+
 def main(argv: Sequence[str]) -> None:
-    """``CORPUS`` prints :func:`report`; ``CORPUS --second FILE`` :func:`agreement_report`."""
+    """``CORPUS`` prints :func:`report`; ``CORPUS --second FILE`` :func:`agreement_report`;
+    ``CORPUS --fallback [AGENT_YAML]`` the report with the fallback model (params.yaml of the
+    working directory)."""
     items = load_corpus(argv[0])
-    print(agreement_report(items, argv[2]) if argv[1:2] == ["--second"] else report(items))
+    if argv[1:2] == ["--second"]:
+        print(agreement_report(items, argv[2]))
+    elif argv[1:2] == ["--fallback"]:
+        try:
+            print(fallback_report(items, settings_path=argv[2] if argv[2:] else None))
+        except ConfigError as exc:
+            sys.exit(f"error: {exc}")
+    else:
+        print(report(items))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.evaluator import Evaluator
 from interviewsim.agent.followup import FollowupGenerator, check_followup
 from interviewsim.agent.guardrails import GuardrailAuditor
+from interviewsim.agent.language_fallback import LanguageFallback
 from interviewsim.agent.live import LiveAction, LiveEvent, LiveGuard
 from interviewsim.agent.memory import ConversationMemory, MemoryEntry
 from interviewsim.agent.personas import (
@@ -53,7 +54,8 @@ class InterviewSession:
     def __init__(self, plan: InterviewPlan, settings: AgentSettings, interviewer: ModelClient,
                  evaluator: Evaluator, coach: Coach | None, candidate: Candidate,
                  clock: Clock, info: CandidateInfo,
-                 followups: FollowupGenerator | None = None):
+                 followups: FollowupGenerator | None = None,
+                 language: LanguageFallback | None = None):
         self.plan = plan
         self.settings = settings
         self.interviewer = interviewer
@@ -71,7 +73,9 @@ class InterviewSession:
         self.sm = StateMachine(plan)
         self.personas = PersonaManager(plan)
         self.memory = ConversationMemory(settings.memory_max_messages)
-        self.auditor = GuardrailAuditor(plan.area_ids())
+        self.language = language
+        """The capable model behind the language layer, when ``language_fallback`` is set."""
+        self.auditor = GuardrailAuditor(plan.area_ids(), language)
         self.result = SessionResult(plan=plan, candidate=info)
         self.turn = 0
         self.plan_cursor: dict[str, int] = {}
@@ -140,7 +144,7 @@ class InterviewSession:
 
     def _hear(self, utterance: Utterance, reply: CandidateReply) -> None:
         state = self.sm.state
-        self.signals = detect_signals(reply.text, utterance.text)
+        self.signals = detect_signals(reply.text, utterance.text, self.language)
         self.clock.spoke(reply.text)
         self.result.transcript.append(TranscriptEntry(
             turn=self.turn, state=state.name, speaker="candidate", text=reply.text,

@@ -15,6 +15,7 @@ from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.evaluator import Evaluator
 from interviewsim.agent.followup import FollowupGenerator
 from interviewsim.agent.guardrails import GuardrailAuditor
+from interviewsim.agent.language_fallback import LanguageFallback
 from interviewsim.agent.plan import InterviewPlan
 from interviewsim.agent.results import CandidateInfo, SessionResult
 from interviewsim.agent.session import InterviewSession
@@ -36,6 +37,8 @@ class AgentClients:
     candidate: ModelClient
     followup: ModelClient | None = None
     """The follow-up generator's client; None when ``followup_generator`` is off."""
+    language: ModelClient | None = None
+    """The language layer's fallback model; None unless ``language_fallback`` is set."""
 
 
 def open_clients(hub: ModelHub, params: Params, settings: AgentSettings) -> AgentClients:
@@ -48,6 +51,8 @@ def open_clients(hub: ModelHub, params: Params, settings: AgentSettings) -> Agen
         candidate=hub.client(params.models.generator, label="generator"),
         followup=hub.client(settings.model_for("followup", params), label="followup")
         if settings.followup_generator else None,
+        language=None if settings.language_fallback is None else
+        hub.client(settings.language_fallback, label="language"),
     )
 
 
@@ -70,10 +75,11 @@ def run_session(plan: InterviewPlan, settings: AgentSettings, clients: AgentClie
     coach = None if clients.coach is None else Coach(
         clients.coach, settings.coach_max_attempts, settings.words_per_minute,
         settings.coach_short_answer_s, settings.coach_long_answer_s)
+    language = None if clients.language is None else LanguageFallback(clients.language)
     followups = None if clients.followup is None else FollowupGenerator(
         clients.followup, settings.followup_max_attempts, settings.followup_min_shared_terms,
-        GuardrailAuditor(plan.area_ids()))
+        GuardrailAuditor(plan.area_ids(), language))
     session = InterviewSession(plan, settings, clients.interviewer, evaluator, coach, candidate,
                                clock or VirtualClock(settings.words_per_minute), info,
-                               followups)
+                               followups, language)
     return session.run()

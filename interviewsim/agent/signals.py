@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from interviewsim.agent.confirmation import CONFIRMATION
 from interviewsim.agent.hiring import offer_talk
@@ -25,6 +26,9 @@ from interviewsim.agent.invitations import invites_questions
 from interviewsim.agent.language_model import reply_labels
 from interviewsim.agent.progress import asks_progress
 from interviewsim.text.discourse import Sentence, head_noun, sentences
+
+if TYPE_CHECKING:
+    from interviewsim.agent.language_fallback import LanguageFallback
 
 
 class Signal(StrEnum):
@@ -257,16 +261,18 @@ def _declares_done(reply: tuple[Sentence, ...], invited: bool) -> bool:
     return False
 
 
-def detect_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
+def detect_signals(reply: str, question: str | None = None,
+                   fallback: LanguageFallback | None = None) -> frozenset[Signal]:
     """Every signal present in one candidate reply (usually none): the rules' and the reply
-    model's.
+    model's, or, with a ``fallback`` model, the rules' and the fallback's.
 
     ``question`` is the interviewer turn the reply answers: an invitation to ask questions
     makes "That's all." a closing and rules out hint requests.
     """
     invited = invites_questions(question)
     rules = rule_signals(reply, question)
-    found = {*rules, *map(Signal, reply_labels(reply, invited))}
+    asked = fallback.reply(reply, question, invited) if fallback is not None else None
+    found = {*rules, *map(Signal, reply_labels(reply, invited) if asked is None else asked)}
     if invited:
         found.discard(Signal.HINT_REQUEST)
     elif Signal.NO_MORE_QUESTIONS not in rules:

@@ -1,0 +1,162 @@
+"""A capable model behind the language layer: the fallback for what the rules cannot see.
+
+The rules know constructions and the n-gram models know the corpus's writers; a new writer's
+paraphrases get past both (docs/AGENT.md, "Reading what was said"). When ``agent.yaml`` names
+a ``language_fallback`` model, each interviewer turn and each candidate reply is also put to
+it, once, as one JSON question: which of the classes below does this text carry? What the
+rules find stands (their findings name the offending words); the model then decides the rest,
+so an n-gram label counts only where the model agrees and the model may add labels the rules
+missed. An output that never parses leaves the text to the rules and the n-gram models.
+
+The embedded SmolLM2-135M is refused as the fallback (:func:`capable`): asked this question it
+answers yes almost everywhere (precision equal to the base rate, issue #34). Whether a model
+is good enough is measured, not assumed: ``python -m interviewsim.agent.language_eval CORPUS
+--fallback`` scores the layer with it on every split. Calls go through the model seam, so they
+are cached like any other and a replay asks nothing again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from interviewsim.agent.language_model import REPLY_LABELS, TURN_LABELS
+from interviewsim.errors import ParseError
+from interviewsim.llm.asking import Ask, AskingClient, AskTask
+from interviewsim.llm.types import Message, OutputConstraint
+
+GUARDRAIL_LABELS = tuple(label for label in TURN_LABELS if label != "invitation")
+MAX_ATTEMPTS = 2
+INCAPABLE = ("smollm2-135m",)
+"""Model names (or GGUF paths) never accepted as the fallback."""
+
+TURN_CLASSES = {
+    "praise": "tells the candidate that their answer, or they, are good, right or impressive "
+              "(a verdict given away, a favourable comparison, a grade-like compliment)",
+    "dismissive": "tells the candidate that their answer, or they, are wrong, poor or silly, "
+                  "or belittles them (sarcasm, impatience, contempt)",
+    "hint": "gives away part of a solution or steers the candidate toward an approach, "
+            "technique, fact or mistake to notice",
+    "rubric_leak": "reveals how the candidate is scored: criteria, weights, the scale, a "
+                   "score, points, pass marks, what does or does not count",
+    "off_limits": "raises pay, benefits, perks, headcount, other candidates or the timing of "
+                  "an offer or decision, in any person",
+    "multiple_questions": "asks two or more separate questions in the one turn",
+    "restating": "sums up or restates the candidate's own answer back to them",
+}
+REPLY_CLASSES = {
+    "hint_request": "asks for help toward the answer: a pointer, whether they are on the "
+                    "right track, a guess put for confirmation",
+    "progress_question": "asks how they are doing or how they are being assessed",
+    "no_more_questions": "says, after being invited to ask questions, that they have none",
+    "off_limits": "asks about pay, benefits, perks, leave, the offer, headcount or the other "
+                  "candidates",
+    "upset": "says they feel distressed, anxious, overwhelmed, humiliated or offended right "
+             "now, in this interview",
+}
+
+_SYSTEM = (
+    "You label one utterance from a job interview. Decide each class on its own, from the "
+    "utterance's meaning in context, not from its keywords: a class mentioned, quoted, denied, "
+    "or told as a past story is not carried. Most utterances carry no class at all. Reply with "
+    'JSON only: {"labels": [...]}, listing the classes the utterance carries (an empty list '
+    "when none)."
+)
+
+
+def capable(model: str, model_path: str | None = None) -> bool:
+    """False for the models this fallback must never be (the embedded 135M)."""
+    names = f"{model} {model_path or ''}".lower()
+    return not any(name in names for name in INCAPABLE)
+
+
+def _schema(labels: Sequence[str]) -> OutputConstraint:
+    return OutputConstraint(kind="json_schema", name="labels", json_schema={
+        "type": "object", "additionalProperties": False, "required": ["labels"],
+        "properties": {"labels": {"type": "array", "uniqueItems": True,
+                                  "items": {"type": "string", "enum": list(labels)}}}})
+
+
+def _parser(labels: Sequence[str]):
+    allowed = set(labels)
+
+    def parse(text: str) -> frozenset[str]:
+        try:
+            data = json.loads(text.strip())
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"not JSON: {exc}") from None
+        found = data.get("labels") if isinstance(data, dict) else None
+        if not isinstance(found, list) or not all(isinstance(x, str) for x in found):
+            raise ParseError('expected {"labels": [class names]}')
+        unknown = sorted(set(found) - allowed)
+        if unknown:
+            raise ParseError(f"unknown classes {unknown}; allowed: {sorted(allowed)}")
+        return frozenset(found)
+
+    return parse
+
+
+def _classes(glosses: dict[str, str]) -> str:
+    return "\n".join(f"- {name}: the speaker {gloss}" for name, gloss in glosses.items())
+
+
+def turn_messages(text: str) -> list[Message]:
+    return [Message(role="system", content=_SYSTEM),
+            Message(role="user", content=(
+                f"Classes of an interviewer's turn:\n{_classes(TURN_CLASSES)}\n\n"
+                f"The interviewer said:\n{text}"))]
+
+
+def reply_messages(text: str, after: str | None, invited: bool) -> list[Message]:
+    context = (f"The interviewer had said:\n{after}\n"
+               f"({'an' if invited else 'not an'} invitation to ask questions)\n\n"
+               if after else "")
+    return [Message(role="system", content=_SYSTEM),
+            Message(role="user", content=(
+                f"Classes of a candidate's reply:\n{_classes(REPLY_CLASSES)}\n\n"
+                f"{context}The candidate replied:\n{text}"))]
+
+
+Key = tuple[str, str, str | None, bool]
+"""(kind, text, the turn a reply answers, whether that turn invited questions)."""
+
+
+class LanguageFallback:
+    """Asks the configured model which classes a turn or reply carries; answers are kept, so
+    each text is asked once per session (and the cache makes a replay ask nothing)."""
+
+    def __init__(self, client: AskingClient):
+        self.client = client
+        self._turns = AskTask(parse=_parser(GUARDRAIL_LABELS),
+                              constraints=(_schema(GUARDRAIL_LABELS),))
+        self._replies = AskTask(parse=_parser(REPLY_LABELS), constraints=(_schema(REPLY_LABELS),))
+        self._known: dict[Key, frozenset[str] | None] = {}
+        self.invalid = 0
+        """Texts whose outputs never parsed (left to the rules and the n-gram models)."""
+
+    def prefetch(self, keys: Iterable[Key], desc: str = "language fallback") -> None:
+        """Ask for many texts at once (one batch per attempt), e.g. a whole corpus."""
+        todo = list(dict.fromkeys(k for k in keys if k not in self._known))
+        for kind, task in (("turn", self._turns), ("reply", self._replies)):
+            mine = [k for k in todo if k[0] == kind]
+            if not mine:
+                continue
+            asks = [Ask(messages=turn_messages(k[1]) if kind == "turn"
+                        else reply_messages(k[1], k[2], k[3])) for k in mine]
+            for key, outcome in zip(mine, task.run(self.client, asks, MAX_ATTEMPTS, desc),
+                                    strict=True):
+                self._known[key] = outcome.value
+                self.invalid += outcome.value is None
+
+    def _labels(self, key: Key) -> frozenset[str] | None:
+        if key not in self._known:
+            self.prefetch([key])
+        return self._known[key]
+
+    def turn(self, text: str) -> frozenset[str] | None:
+        """The guardrail classes the model reads in an interviewer turn; None: no valid answer."""
+        return self._labels(("turn", text, None, False))
+
+    def reply(self, text: str, after: str | None, invited: bool) -> frozenset[str] | None:
+        """The signal classes the model reads in a reply; None: no valid answer."""
+        return self._labels(("reply", text, after, invited))
