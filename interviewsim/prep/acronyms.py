@@ -7,9 +7,12 @@ import re
 from collections.abc import Sequence
 
 _ACRONYM = re.compile(r"^[a-z](?:[&/]?[a-z]){1,4}$")
-_ACRONYM_SKIP = frozenset({"and", "of", "&", "the", "for", "to", "in"})
+_ACRONYM_SKIP = frozenset({"and", "of", "&", "the", "for", "to", "in", "on", "at"})
 ACRONYM_PREFIX = "initials:"
 """An attested term ``initials:cms`` stands for words whose initials spell an acronym."""
+SPELT_PREFIX = "spelt:"
+"""``spelt:wms``: three or more words in lower case whose initials spell it ("warehouse
+management system"), the only spelling that attests a known name's acronym."""
 
 
 def initials(tokens: Sequence[str]) -> set[str]:
@@ -22,7 +25,8 @@ def initials(tokens: Sequence[str]) -> set[str]:
         if first in _ACRONYM_SKIP or len(first) < 3 or not first.isalpha():
             continue
         spelt = {first[0]}
-        for word in words[start + 1:start + 8]:
+        plain = tokens[start] == first  # every word of the run in lower case so far
+        for offset, word in enumerate(words[start + 1:start + 8], start + 1):
             if word in _ACRONYM_SKIP:  # skipped, or counted: "first in, first out" is FIFO
                 spelt |= {s + word[0] for s in spelt if word.isalpha() and len(s) < 5}
                 continue
@@ -31,17 +35,22 @@ def initials(tokens: Sequence[str]) -> set[str]:
             spelt = {s + word[0] for s in spelt if len(s) < 5}
             if not spelt:
                 break
+            plain = plain and tokens[offset] == word
             found.update(ACRONYM_PREFIX + s for s in spelt)
+            found.update(SPELT_PREFIX + s for s in spelt if plain and len(s) >= 3)
     return found
 
 
 def acronym_key(term: str, known: frozenset[str] = frozenset()) -> str | None:
     """``initials:<letters>`` of an acronym term that is not a ``known`` tool or standard name
-    ("p&l", "cms"; never "sql" or "plc": a chance run, "Senior quality lead", would attest
-    them, so a name is attested by itself only)."""
-    if term in known or not _ACRONYM.match(term):
+    ("p&l", "cms"); for a known one, ``spelt:<letters>``: only words in lower case spell it
+    ("warehouse management system" is a WMS, "programmable logic controllers" PLCs), never a
+    chance run of a title ("Senior quality lead" is no SQL)."""
+    if not _ACRONYM.match(term):
         return None
     letters = re.sub(r"[&/]", "", term)
     if len(letters) < 3 and "&" not in term:  # "PM", "QA": too many word pairs spell them
         return None
+    if term in known:
+        return SPELT_PREFIX + letters if len(letters) >= 3 and "&" not in term else None
     return ACRONYM_PREFIX + letters

@@ -61,8 +61,9 @@ _AGENT = re.compile(
     r"employers?|colleagues?|team|leads?|consultants?|contractors?|vendors?|boss|directors?|"
     r"head|mentors?|seniors?|chemists?|engineers?|pharmacists?|doctors?|nurses?|"
     r"technicians?|accountants?|coordinators?|officers?|crew|department|office|staff|"
-    r"predecessors?)(?:'s)?\b", re.I)
-"""Someone who may be the subject instead of the candidate."""
+    r"predecessors?|\w{3,}(?:or|ist|ian|ant)s?)(?:'s)?\b", re.I)
+"""Someone who may be the subject instead of the candidate: a role named, or a word formed as
+one ("the chief instructor", "a periodontist", "the librarian", "our attendants")."""
 _NOT_SUBJECT = re.compile(r"\b(?:as|with|to|for|alongside|under|among|of|at|and|like)\s+"
                           r"(?:\S+\s+){0,3}$", re.I)
 """An agent after one of these words is a role held or a partner, not the subject ("as site

@@ -35,11 +35,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from interviewsim.prep.alternatives import OPEN_ALTERNATIVE
 from interviewsim.prep.assertion import coordinated, qualification
-from interviewsim.prep.caps import bar_rule, denied_rule, phrase_rule, wording_rule, years_rule
+from interviewsim.prep.caps import (
+    bar_rule,
+    credential_rule,
+    denied_rule,
+    phrase_rule,
+    wording_rule,
+    years_rule,
+)
 from interviewsim.prep.distinctive import (
     GENERIC,
-    OPEN_ALTERNATIVE,
     TermGroup,
     attested_terms,
     capitalised,
@@ -56,7 +63,12 @@ from interviewsim.text.coverage import DocumentFrequencies, terms
 from interviewsim.text.numbers import NUMBER_WORDS
 
 _LIMITED = re.compile(r"\bonly (?:for|on|in|with|at|as|a|small|occasional|basic|briefly)\b|"
-                      r"\b(?:a little|some exposure|basic knowledge|limited)\b", re.I)
+                      r"\b(?:a little|some exposure|basic knowledge|limited)\b|"
+                      r"\b(?:conversational|intermediate|elementary|beginner|rusty|schoolboy|"
+                      r"schoolgirl|(?:a )?working (?:level|knowledge) of (?:spoken|basic))\b",
+                      re.I)
+"""A use or a level short of the whole ("only for small jobs", "conversational in Spanish"):
+a clause that says so supports PARTIAL at most."""
 
 
 def _stems(text: str) -> frozenset[str]:
@@ -141,15 +153,24 @@ def _singles(reading: Reading, claimed: Sequence[str]) -> list[Reading]:
                                       *labels)) for n in sorted(said)]
 
 
+_INSTITUTION = re.compile(r"(?:Board|Council|Department|University|College|Institute|Society|"
+                          r"Commission|Authority|Association|County|State|Hospital|Trust|"
+                          r"Ministry|Agency)s?$")
+"""A body named after a place or a field ("the Oregon Board of Dentistry"): it writes that
+name in its own sense, unlike a product's longer name ("Harbor Days")."""
+
+
 def _own_name(term: str, text: str, near: frozenset[str]) -> bool:
     """``text`` writes ``term`` capitalised and not as the first word of a longer name (one
     more capitalised word of two letters or more that ``near`` lacks: "Harbor Days")."""
     root = term[:-1] if term.endswith("s") and len(term) > 3 else term  # "SOP" of "SOPs"
-    for found in re.finditer(rf"(?<![\w-]){re.escape(root)}\w*(?![\w-])(?:\s+(\w+))?", text,
-                             re.I):
+    # a hyphenated tail keeps the name: "PASMA-certified", "Sunday-to-Thursday"
+    for found in re.finditer(rf"(?<!\w){re.escape(root)}\w*(?:-\w+)*(?![\w-])"
+                             r"(?:\s+(\w+))?", text, re.I):
         after = found.group(1) or ""
         if found.group(0)[:1].isupper() and not (
-                after[:1].isupper() and len(after) > 1 and after.lower() not in near):
+                after[:1].isupper() and len(after) > 1 and after.lower() not in near
+                and not _INSTITUTION.match(after)):
             return True
     return False
 
@@ -251,6 +272,7 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
                            readings)
         judgment = phrase_rule(requirement, judgment, readings)
     judged = bar_rule(requirement, years_rule(requirement, judgment), readings)
+    judged = credential_rule(requirement, judged, readings)
     judged = denied_rule(judged, weights, readings)
     if not groups:
         judged = wording_rule(requirement, judged, claimed, readings)

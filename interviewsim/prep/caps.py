@@ -107,3 +107,34 @@ def wording_rule(requirement: str, judgment: Judgment, claimed: Sequence[str],
     words = ", ".join(lacking)
     return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; but no cited "
                    f"clause says {words}", missing=words)
+
+
+_CREDENTIAL = re.compile(r"\b(?:certificates?|certification|certified|licen[cs]es?|licensed|"
+                         r"degree|diploma|qualification|registration|registered|endorsement|"
+                         r"accreditation|accredited|chartered|pgcert|postgraduate certificate)\b",
+                         re.I)
+_HELD = re.compile(r"\b(?:certif\w*|licen[cs]\w*|degree|diploma|qualif\w*|regist\w*|"
+                   r"endors\w*|accredit\w*|charter\w*|pgcert|ba|bsc|ma|msc|mba|phd|nvq|hnd|"
+                   r"hold|held|holding|passed|awarded|graduated|card|ticket|permit|member)\b",
+                   re.I)
+
+
+CREDENTIAL_MAX_WORDS = 12
+"""Longer requirements bundle other asks, whose credential word may not be this one's."""
+
+
+def credential_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]
+                    ) -> Judgment:
+    """FULL becomes PARTIAL when the posting asks for a credential (a certificate, licence,
+    degree, registration, ...) and no cited item speaks of holding one: a name attested by
+    work ("I passed our in-house CT competency", "I scan CT heads") is the skill, not the
+    postgraduate certificate in it."""
+    if (judgment.coverage != "FULL" or not _CREDENTIAL.search(requirement)
+            or len(requirement.split()) > CREDENTIAL_MAX_WORDS):
+        return judgment
+    cited = [r for r in readings if r.item_id in judgment.cited]
+    if any(_HELD.search(c.text) for r in cited for c in r.clauses):
+        return judgment
+    return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; but no cited item "
+                   "says it holds the credential the posting asks for",
+                   missing="the credential itself")

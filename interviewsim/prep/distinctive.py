@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from interviewsim.prep.acronyms import acronym_key, initials
+from interviewsim.prep.alternatives import is_open, open_span
 from interviewsim.text.coverage import STOPWORDS
 from interviewsim.text.numbers import WORD_VALUES
 
@@ -116,6 +117,17 @@ def _split_compound(token: str) -> list[str]:
     return token.split("/") if "/" in token and not token.startswith("/") else [token]
 
 
+def _attested_parts(token: str) -> list[str]:
+    """What one evidence token attests: a slashed pair's parts ("BLS/CPR"); a hyphenated word
+    whole and also its capitalised parts of two letters or more ("PASMA-certified" attests
+    PASMA, "Sunday-to-Thursday" Sunday and Thursday; never the "C" of "C-suite"). A
+    requirement's hyphenated word stays one term ("CDL-A" is not CDL)."""
+    parts = _split_compound(token)
+    if len(parts) > 1 or "-" not in token.strip("-"):
+        return parts
+    return [token, *(part for part in token.split("-") if len(part) > 1 and part[:1].isupper())]
+
+
 _OR_LINK = re.compile(r"^[\s,]*(?:or|/|and/or)\s+(?:(?:an?|the|other|some)\s+)*$", re.I)
 _BOTH = re.compile(r"\bbilingual\s*(?:in\s*)?$", re.I)
 """"Bilingual English/Spanish" asks for both languages; elsewhere a slash offers a choice."""
@@ -141,8 +153,11 @@ def _distinctive_tokens(requirement: str) -> list[tuple[str, int, int, bool]]:
         initial = _sentence_initial(text, offset)
         following = text[offset + len(token):offset + len(token) + 40].split()
         if (initial and _title_word(token) and following and _title_word(following[0])
+                and (len(following) < 2 or not following[1][:1].islower())
                 and token.lower() not in GENERIC and token.lower() not in STOPWORDS):
-            initial = False  # the first word of a name: "Advanced Life Support"
+            # the first word of a name: "Advanced Life Support"; not a word before one name
+            # ("Active Oregon dental hygiene license")
+            initial = False
         if len(token) == 1 and text[max(0, offset - 1):offset] in ("–", "-", "—"):
             continue  # a grade or a range ("Series A–C"), not a language
         for index, part in enumerate(_split_compound(token)):
@@ -169,8 +184,10 @@ def by_case(token: str) -> bool:
 
 
 def capitalised(text: str) -> frozenset[str]:
-    """The lower-case forms of the words ``text`` writes with a capital."""
-    return frozenset(t.lower() for t, _ in cased_tokens(text) if t[:1].isupper())
+    """The lower-case forms of the words ``text`` writes with a capital (and of the capitalised
+    parts of a hyphenated one: "Friday-to-Monday")."""
+    return frozenset(part.lower() for t, _ in cased_tokens(text)
+                     for part in _attested_parts(t) if part[:1].isupper())
 
 
 def _title_word(word: str) -> bool:
@@ -223,9 +240,13 @@ def distinctive_groups(requirement: str) -> list[TermGroup]:
     spans += [(len(requirement), len(requirement))] * len(pending)
     names = _cased_names(requirement)
     near = capitalised(requirement)
-    found = [TermGroup(tuple(dict.fromkeys(g)), _is_open(requirement, span),
+    opens = [open_span(requirement, span[1]) for span in spans]
+    inside = [o for o in opens if o is not None]
+    found = [TermGroup(tuple(dict.fromkeys(g)), is_open(requirement, span),
                        frozenset(t for t in g if t in names), near if names & set(g) else set())
-             for g, span in zip(groups, spans, strict=True)]
+             for g, span in zip(groups, spans, strict=True)
+             # a name inside an open alternative is part of the like thing, not asked for
+             if not any(a <= span[0] and span[1] <= b for a, b in inside)]
     return [g for i, g in enumerate(found) if g.terms not in [h.terms for h in found[:i]]]
 
 
@@ -235,25 +256,6 @@ def _cased_names(requirement: str) -> frozenset[str]:
                      if by_case(token) and token.lower() not in AMBIGUOUS)
 
 
-_LIKE = r"similar|equivalent|comparable|related"
-"""What makes an alternative open: any thing like the one named."""
-_OPEN_AFTER = re.compile(r"^[\s,)]*(?:or|and/or)\s+(?:an?\s+|any\s+|other\s+)?(?:" + _LIKE
-                         + r"|other|alike)\b", re.I)
-OPEN_ALTERNATIVE = re.compile(
-    r"\bor\s+(?:an?\s+|any\s+)?(?:other\s+)?(?:closely\s+|directly\s+)?(?:" + _LIKE
-    + r"|relevant|allied)\b(?:[ \t-]+(?!and\b|or\b|with\b)[\w-]+){0,3}", re.I)
-"""An open alternative with what it names ("or a closely related field", "or equivalent
-practical experience"): any like thing, so its words are not asked for."""
-_OPEN_BEFORE = re.compile(r"\b(?:[Ss]uch as|e\.g\.?|[Ff]or example|for instance|like|including)"
-                          r"[\s:,(]*(?:[A-Z][\w-]*\s+)?$")
-
-
-def _is_open(requirement: str, span: tuple[int, int]) -> bool:
-    start, end = span
-    return bool(_OPEN_AFTER.match(requirement[end:end + 40])
-                or _OPEN_BEFORE.search(requirement[max(0, start - 30):start]))
-
-
 def attested_terms(text: str) -> frozenset[str]:
     """The lower-case terms ``text`` attests, each common-word name only in its name sense,
     and the ``initials:`` of its word runs (:func:`~interviewsim.prep.acronyms.acronym_key`)."""
@@ -261,7 +263,7 @@ def attested_terms(text: str) -> frozenset[str]:
     lowered = [t.lower() for t, _ in tokens]
     found: set[str] = initials([t for t, _ in tokens])
     for index, (token, offset) in enumerate(tokens):
-        for part in _split_compound(token):
+        for part in _attested_parts(token):
             lower = part.lower()
             if lower in AMBIGUOUS and not _name_sense(part, index, lowered, text, offset):
                 continue

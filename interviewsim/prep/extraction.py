@@ -37,11 +37,16 @@ _CLAUSE_START = (r"(?:(?:if\s+)?you|can|know|have|has|are|is|hold|speak|write|un
                  r"report|train|plan|prepare|deliver|drive|partner|we|collect|complete|carry|"
                  r"prescribe|investigate|monitor|adjust|operate|attend|present|liaise|"
                  r"calculate|process|submit|record|check|issue|assess|respond|supervise|"
-                 r"escalate)\b"
+                 r"escalate|recruit|synthesi[sz]e|design|analy[sz]e|write|test|conduct|"
+                 r"facilitate|develop|create|document|track|evaluate|advise|negotiate|source|"
+                 r"teach|organi[sz]e|schedule|inspect|repair|install|diagnose|configure|"
+                 r"produce|publish|oversee|direct|purchase|forecast|audit|coach|resolve|"
+                 r"champion|contribute|promote|identify|improve|set)\b"
                  r"(?!\s*(?:,|and\b|or\b))")
 """A word that opens a new clause after a comma — unless a verb list goes on ("design, build
 and operate the pipelines" is one duty)."""
-_BUNDLE = re.compile(r";\s+|,\s+as\s+(?:is|are)\s+|,\s+(?:and\s+|or\s+)?(?="
+_BUNDLE = re.compile(r";\s+|,\s+as\s+(?:is|are)\s+|,\s+(?:together|along)\s+with\s+|"
+                     r",\s+as\s+well\s+as\s+|,\s+(?:and\s+|or\s+)?(?="
                      + _CLAUSE_START + r")|,?\s+and\s+(?=who\s|(?:have|hold)\s+(?:a|an|the|"
                      r"passing|current|valid)\s)", re.I)
 """Also a second relative clause ("someone who holds X and who is comfortable with Y") and a
@@ -51,8 +56,8 @@ _SUBORDINATE = re.compile(r"^(?:because|as|when|if|since|while|although|though|w
 MIN_PART_WORDS = 3
 _PARTICIPLE = (r"(?!(?:including|using|following|during|according|regarding|concerning|"
                r"excluding|involving|bring|string|spring|thing|nothing|anything|everything)\b)"
-               r"[a-z]{3,}ing\s+(?:(?-i:[A-Z])|(?:the|your|a|an|all|our|any|their|each|every|new|"
-               r"clear)\b)")
+               r"[a-z]{3,}ing\s+(?:[a-z]+ly\s+)?(?:(?:with|across|alongside)\s+)?"
+               r"(?:(?-i:[A-Z])|(?:the|your|a|an|all|our|any|their|each|every|new|clear)\b)")
 _PARTICIPIAL = re.compile(r",\s+(?:and\s+)?(?=" + _PARTICIPLE + ")", re.I)
 _AND_PARTICIPLE = re.compile(r"\s+and\s+(?=" + _PARTICIPLE + ")", re.I)
 """A duty bundled as participles ("hold a caseload of eighteen, completing assessments on time

@@ -156,8 +156,11 @@ _CLAUSE_BREAK = re.compile(
     r"\s*[;()\u2014\u2013]\s*|(?<!\d):(?!\d)\s*|\s+-\s+|\s+\b(?:but|although|though|however|whereas|"
     r"except)\b\s*|(?<!assisted)(?<!helped)(?<!supported)\s+\bwhile\b\s*|"
     r",\s*(?=(?:never|not|no|although|though|but|yet|who|and (?:I )?(?:never|not|would|hope|"
-    r"want|plan|will))\b)", re.I)
-"""Clause boundaries; "assisted while the consultant ran it" stays one clause (exposure only)."""
+    r"want|plan|will))\b)|\s+(?=and (?:I )?(?:would|'d|hope|want|plan|intend|am hoping|"
+    r"'m hoping)\b)", re.I)
+"""Clause boundaries; "assisted while the consultant ran it" stays one clause (exposure only),
+"I worked nights for four years and would be glad to go back" is two (the wish is the
+second's)."""
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,10 @@ _SENTENCE_CUES: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
                          r"r[eé]sum[eé]|interview process|equal opportunity|look forward to)",
                          re.I)),
     ("benefits", re.compile(r"\b(we offer|salary|401\(k\)|pension|paid time off|pto\b|vacation|"
-                            r"holidays?|health insurance|dental|stock options|equity|parental "
+                            r"(?:paid|bank|public|national) holidays?|holidays? (?:a|per) year|"
+                            r"health insurance|dental (?:insurance|cover(?:age)?|plans?|care|"
+                            r"benefits?)|(?:health|medical),? (?:and )?dental|stock options|"
+                            r"equity|parental "
                             r"leave|per (year|annum|hour)|compensation|benefits?|perks?|"
                             r"allowance|you('ll| will) (get|receive|enjoy)|we provide)\b", re.I)),
     ("nice", re.compile(r"(nice to have|nice-to-have|a plus\b|an advantage|a bonus|bonus points|"
@@ -220,6 +223,29 @@ def sentences(text: str) -> list[str]:
     return [*found, tail] if tail else found
 
 
+_ASKED_OF_YOU = re.compile(
+    r"\b(?:you|the (?:ideal |successful )?(?:candidate|person|applicant)(?: we(?:'re|’re| are) "
+    r"looking for)?)\s+(?:must|should|will need to|need to|(?:will |'ll |’ll )?(?:be )?expected "
+    r"to)\b|\byou(?:'ll|’ll| will)? (?:must |should )?(?:be|have|feel) (?:comfortable|"
+    r"confident|able|experienced|familiar|fluent|proficient|happy)\b", re.I)
+"""What is asked of the candidate, whatever the words after it ("You must be comfortable
+submitting payroll returns", "You should be confident calculating statutory leave payments"):
+a requirement, though its subject is pay, leave or an application."""
+_GIVEN = re.compile(r"\b(?:we offer|we provide|you(?:'ll|’ll| will) (?:get|receive|enjoy)|"
+                    r"gives? (?:you|everyone|all|every|each|staff|our))\b", re.I)
+"""What the employer gives: a benefit, whatever else the sentence names."""
+_NICE_IF = re.compile(r"\b(?:(?:would be|is) a (?:real |big )?(?:bonus|plus)|bonus points)\b",
+                      re.I)
+
+
 def sentence_kind(sentence: str) -> SectionKind:
-    """What a sentence is by its own wording: the first cue that fires, else ``other``."""
+    """What a sentence is by its own wording: what the employer gives is a benefit, what is
+    asked of the candidate a requirement (a nice-to-have when a bonus), else the first cue
+    that fires, else ``other``."""
+    if _GIVEN.search(sentence):
+        return "benefits"
+    if _NICE_IF.search(sentence):
+        return "nice"
+    if _ASKED_OF_YOU.search(sentence):
+        return "nice" if dict(_SENTENCE_CUES)["nice"].search(sentence) else "requirements"
     return next((kind for kind, cue in _SENTENCE_CUES if cue.search(sentence)), "other")
