@@ -234,6 +234,7 @@ a requirement, though its subject is pay, leave or an application."""
 _GIVEN = re.compile(r"\b(?:we offer|we provide|you(?:'ll|’ll| will) (?:get|receive|enjoy)|"
                     r"gives? (?:you|everyone|all|every|each|staff|our))\b", re.I)
 """What the employer gives: a benefit, whatever else the sentence names."""
+_NICE_CUE = dict(_SENTENCE_CUES)["nice"]
 _NICE_IF = re.compile(r"\b(?:(?:would be|is) a (?:real |big )?(?:bonus|plus)|bonus points)\b",
                       re.I)
 
@@ -247,5 +248,5 @@ def sentence_kind(sentence: str) -> SectionKind:
     if _NICE_IF.search(sentence):
         return "nice"
     if _ASKED_OF_YOU.search(sentence):
-        return "nice" if dict(_SENTENCE_CUES)["nice"].search(sentence) else "requirements"
+        return "nice" if _NICE_CUE.search(sentence) else "requirements"
     return next((kind for kind, cue in _SENTENCE_CUES if cue.search(sentence)), "other")
