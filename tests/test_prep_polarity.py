@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from interviewsim.prep.attestation import read_item
 from interviewsim.prep.phrases import compounds, says_compound
 from interviewsim.prep.polarity import affirmative, construction
+from interviewsim.prep.reading import read_item
 
 SET_ASIDE = {
     "a negated experience predicate": [

@@ -10,6 +10,9 @@ _ACRONYM = re.compile(r"^[a-z](?:[&/]?[a-z]){1,4}$")
 _ACRONYM_SKIP = frozenset({"and", "of", "&", "the", "for", "to", "in", "on", "at"})
 ACRONYM_PREFIX = "initials:"
 """An attested term ``initials:cms`` stands for words whose initials spell an acronym."""
+PAIR_PREFIX = "pair:"
+"""``pair:os``: two capitalised words spell a two-letter acronym ("Ordnance Survey" is OS,
+"United Kingdom" UK); lower-case pairs are too many to count."""
 SPELT_PREFIX = "spelt:"
 """``spelt:wms``: three or more words in lower case whose initials spell it ("warehouse
 management system"), the only spelling that attests a known name's acronym."""
@@ -19,7 +22,10 @@ def initials(tokens: Sequence[str]) -> set[str]:
     """``initials:`` terms of every run of 2-5 consecutive words of three letters or more
     (and, of, the, ... skipped inside a run): "profit and loss" attests P&L, "collections
     management system" CMS."""
-    found: set[str] = set()
+    found: set[str] = {PAIR_PREFIX + (a[0] + b[0]).lower() for a, b in
+                       zip(tokens, tokens[1:], strict=False)
+                       if all(len(w) >= 3 and w.isalpha() and w[0].isupper() and w[1:].islower()
+                              for w in (a, b))}
     words = [t.lower() for t in tokens]
     for start, first in enumerate(words):
         if first in _ACRONYM_SKIP or len(first) < 3 or not first.isalpha():
@@ -49,8 +55,8 @@ def acronym_key(term: str, known: frozenset[str] = frozenset()) -> str | None:
     if not _ACRONYM.match(term):
         return None
     letters = re.sub(r"[&/]", "", term)
-    if len(letters) < 3 and "&" not in term:  # "PM", "QA": too many word pairs spell them
-        return None
+    if len(letters) < 3 and "&" not in term:  # "PM", "QA": only a capitalised pair spells them
+        return PAIR_PREFIX + letters if term not in known else None
     if term in known:
         return SPELT_PREFIX + letters if len(letters) >= 3 and "&" not in term else None
     return ACRONYM_PREFIX + letters

@@ -40,7 +40,7 @@ MARKERS: tuple[tuple[str, str], ...] = (
     ("learning", r"(?:am|'m|is|are|currently|now|still|been|started) (?:\w+ )?learning|"
                  r"learning (?:to|how)|studying|trainee|course(?:work)? (?:in|on) progress|"
                  r"working towards?|revising"),
-    ("a lapsed or former state", r"lapsed|expired|previously|formerly|once|used to|"
+    ("a lapsed or former state", r"lapsed?|lapses|expired|previously|formerly|once|used to|"
                                  r"no longer|out of date"),
     ("observation only", r"observ\w*|shadow(?:ed|ing)|watch(?:ed|ing|es)?|sat in|"
                          r"assist(?:ed|ing|s)?|helped|helping|supported|supporting|"
@@ -52,6 +52,15 @@ MARKERS: tuple[tuple[str, str], ...] = (
                      r"thesis|coursework|lecturers?|society|club|"
                      r"(?:university|college|school|class) project"),
 )
+LIMITED = re.compile(r"\bonly (?:for|on|in|with|at|as|a|small|occasional|basic|briefly)\b|"
+                      r"\b(?:a little|some exposure|basic knowledge|limited)\b|"
+                      r"\b(?:conversational|intermediate|elementary|beginner|rusty|schoolboy|"
+                      r"schoolgirl|(?:a )?working (?:level|knowledge) of (?:spoken|basic))\b",
+                      re.I)
+"""A use or a level short of the whole ("only for small jobs", "conversational in Spanish"):
+a clause that says so supports PARTIAL at most."""
+
+
 _MARKER = re.compile("|".join(f"(?P<m{i}>\\b(?:{words})\\b)" for i, (_, words)
                               in enumerate(MARKERS)), re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|we|we've|we're|me|myself)\b", re.I)
@@ -102,13 +111,31 @@ def coordinated(clause: str) -> list[str]:
     return [part.strip(" ,") for part in _COORDINATE.split(clause) if part.strip(" ,")]
 
 
-def marker(clause: str) -> str | None:
-    """The first marker word in ``clause`` and its kind ("modality: 'could'"), or None."""
-    found = _MARKER.search(clause.replace("\u2019", "'"))
-    if found is None:
-        return None
-    kind = MARKERS[int(next(k for k, v in found.groupdict().items() if v)[1:])][0]
-    return f"{kind}: '{found.group(0)}'"
+def marker(clause: str, own: frozenset[str] = frozenset()) -> str | None:
+    """The first marker word in ``clause`` and its kind ("modality: 'could'"), or None; a
+    marker that is part of ``own`` wording (word pairs of the requirement, "basic safety",
+    "personal licence") names the thing asked for and qualifies nothing."""
+    plain = clause.replace("\u2019", "'")
+    for found in _MARKER.finditer(plain):
+        if own and _in_own(plain, found.start(), found.end(), own):
+            continue
+        kind = MARKERS[int(next(k for k, v in found.groupdict().items() if v)[1:])][0]
+        return f"{kind}: '{found.group(0)}'"
+    return None
+
+
+def word_pairs(text: str) -> frozenset[str]:
+    """Adjacent word pairs of ``text`` in lower case ("gwo basic", "basic safety")."""
+    words = re.findall(r"[\w'-]+", text.lower())
+    return frozenset(f"{a} {b}" for a, b in zip(words, words[1:], strict=False))
+
+
+def _in_own(text: str, start: int, end: int, own: frozenset[str]) -> bool:
+    before = re.findall(r"[\w'-]+", text[:start].lower())[-1:]
+    after = re.findall(r"[\w'-]+", text[end:].lower())[:1]
+    word = text[start:end].lower()
+    pairs = [f"{w} {word}" for w in before] + [f"{word} {w}" for w in after]
+    return any(pair in own for pair in pairs)
 
 
 def someone_else(clause: str) -> bool:
@@ -131,9 +158,10 @@ def someone_else(clause: str) -> bool:
     return verb is not None and any(m.end() <= verb.start() for m in agents)
 
 
-def qualification(clause: str) -> str | None:
-    """Why ``clause`` supports at most PARTIAL (None: it asserts what it says)."""
-    found = marker(clause)
+def qualification(clause: str, own: frozenset[str] = frozenset()) -> str | None:
+    """Why ``clause`` supports at most PARTIAL (None: it asserts what it says); ``own``: word
+    pairs of the requirement, whose markers are its wording (:func:`marker`)."""
+    found = marker(clause, own)
     if found:
         return found
     return "someone else's work" if someone_else(clause) else None

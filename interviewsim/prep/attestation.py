@@ -36,7 +36,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from interviewsim.prep.alternatives import OPEN_ALTERNATIVE
-from interviewsim.prep.assertion import coordinated, qualification
 from interviewsim.prep.caps import (
     bar_rule,
     credential_rule,
@@ -48,98 +47,17 @@ from interviewsim.prep.caps import (
 from interviewsim.prep.distinctive import (
     GENERIC,
     TermGroup,
-    attested_terms,
     capitalised,
     distinctive_groups,
     family,
     has_name,
-    stated_years,
     stem,
 )
 from interviewsim.prep.models import Coverage
-from interviewsim.prep.polarity import SetAside, affirmative
-from interviewsim.prep.sections import sentences
+from interviewsim.prep.polarity import SetAside
+from interviewsim.prep.reading import Clause, Reading, own_wording, strong
 from interviewsim.text.coverage import DocumentFrequencies, terms
 from interviewsim.text.numbers import NUMBER_WORDS
-
-_LIMITED = re.compile(r"\bonly (?:for|on|in|with|at|as|a|small|occasional|basic|briefly)\b|"
-                      r"\b(?:a little|some exposure|basic knowledge|limited)\b|"
-                      r"\b(?:conversational|intermediate|elementary|beginner|rusty|schoolboy|"
-                      r"schoolgirl|(?:a )?working (?:level|knowledge) of (?:spoken|basic))\b",
-                      re.I)
-"""A use or a level short of the whole ("only for small jobs", "conversational in Spanish"):
-a clause that says so supports PARTIAL at most."""
-
-
-def _stems(text: str) -> frozenset[str]:
-    return frozenset(stem(t) for t in terms(text))
-
-
-@dataclass(frozen=True)
-class Clause:
-    text: str
-    names: frozenset[str]
-    stems: frozenset[str]
-    years: int | None
-    limited: bool
-    listed: bool = False
-    """The item's title and tags: a list of labels, in which words have no order."""
-    qualified: str | None = None
-    """Why the clause asserts nothing outright (:mod:`assertion`): it supports PARTIAL only."""
-    sentence: int = -1
-    """Which sentence of the item it is in (-1: the title and tags)."""
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What one evidence item affirms, clause by clause."""
-
-    item_id: str
-    clauses: tuple[Clause, ...]
-    denied: frozenset[str]
-    """Stems the item mentions only in set-aside clauses."""
-    set_aside: tuple[SetAside, ...]
-    set_aside_stems: tuple[frozenset[str], ...] = ()
-    denied_names: frozenset[str] = frozenset()
-    """Names the item mentions only in set-aside clauses ("I have not used Spark")."""
-    denied_objects: frozenset[str] = frozenset()
-    """Stems of what the item's negations deny ("robotic milkers" of "I have never worked
-    with robotic milkers"), the item's own affirmations aside."""
-
-
-def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
-    """An item's affirmative clauses; ``extra`` (its title and tags) count as one more clause
-    unless the item denies or wishes something."""
-    clauses: list[Clause] = []
-    dropped: list[SetAside] = []
-    for number, sentence in enumerate(sentences(text)):
-        kept, aside = affirmative(sentence)
-        clauses += [_clause(part, number) for c in kept for part in coordinated(c)]
-        dropped += aside
-    if extra and not dropped:
-        joined = "\n".join(extra)
-        clauses.append(Clause(joined, attested_terms(joined), _stems(joined), None, False,
-                              listed=True))
-    affirmed = frozenset().union(*(c.stems for c in clauses)) if clauses else frozenset()
-    denied = frozenset().union(*(_stems(d.text) for d in dropped)) - affirmed if dropped else (
-        frozenset())
-    named = frozenset().union(*(c.names for c in clauses)) if clauses else frozenset()
-    denied_names = attested_terms("\n".join(d.text for d in dropped)) - named
-    objects = frozenset().union(*(_stems(d.denied) for d in dropped)) - affirmed
-    return Reading(item_id, tuple(clauses), denied, tuple(dropped),
-                   tuple(_stems(d.text) for d in dropped), denied_names, objects)
-
-
-def _clause(text: str, sentence: int) -> Clause:
-    why = qualification(text)
-    return Clause(text, attested_terms(text), _stems(text), stated_years(text),
-                  bool(_LIMITED.search(text)) or why is not None, qualified=why,
-                  sentence=sentence)
-
-
-def strong(reading: Reading) -> Reading:
-    """The reading with only the clauses that assert outright (the only ones FULL rests on)."""
-    return replace(reading, clauses=tuple(c for c in reading.clauses if c.qualified is None))
 
 
 def _singles(reading: Reading, claimed: Sequence[str]) -> list[Reading]:
@@ -168,6 +86,8 @@ def _own_name(term: str, text: str, near: frozenset[str]) -> bool:
     for found in re.finditer(rf"(?<!\w){re.escape(root)}\w*(?:-\w+)*(?![\w-])"
                              r"(?:\s+(\w+))?", text, re.I):
         after = found.group(1) or ""
+        if re.match(r"\w+[A-Z]", found.group(0)):
+            return True  # an inner capital is a name's own ("MasterMap Topography Layer")
         if found.group(0)[:1].isupper() and not (
                 after[:1].isupper() and len(after) > 1 and after.lower() not in near
                 and not _INSTITUTION.match(after)):
@@ -255,6 +175,7 @@ _GENERIC_STEMS = frozenset(stem(g) for g in GENERIC)
 def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFrequencies,
           threshold: float, max_citations: int) -> Judgment:
     """The verdict the rules give ``requirement`` on ``readings``."""
+    readings = [own_wording(r, requirement) for r in readings]
     groups = distinctive_groups(requirement)
     claimed = content_stems(requirement)
     weights = _weights(claimed, requirement, frequencies)

@@ -15,7 +15,8 @@ from interviewsim.prep.phrases import compounds, says_compound
 from interviewsim.prep.quantities import unmet_bar
 
 if TYPE_CHECKING:
-    from interviewsim.prep.attestation import Judgment, Reading
+    from interviewsim.prep.attestation import Judgment
+    from interviewsim.prep.reading import Reading
 
 
 def phrase_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]

@@ -140,6 +140,10 @@ def _without_years(text: str) -> str:
     return _YEARS.sub(lambda m: " " * len(m.group(0)), text)
 
 
+_OR_HIGHER = re.compile(r"[^.;\n]{0,80}?\bor (?:higher|above)\b", re.I)
+"""After "Level 4": a higher level meets it too ("CIPS Level 4 Diploma …, or higher")."""
+
+
 def _distinctive_tokens(requirement: str) -> list[tuple[str, int, int, bool]]:
     """Distinctive terms with their spans; capitalised neighbours ("Computer Science", "Great
     Expectations") make one term of several words."""
@@ -164,7 +168,9 @@ def _distinctive_tokens(requirement: str) -> list[tuple[str, int, int, bool]]:
             last = found[-1] if found else None
             if (last and part.isdigit() and text[last[2]:offset] == " "
                     and not 1900 <= int(part) <= 2100):
-                found[-1] = (f"{last[0]} {part}", last[1], offset + len(token), last[3])
+                higher = _OR_HIGHER.match(text, offset + len(token)) and last[0].lower() == "level"
+                found[-1] = (f"{last[0]} {part}{'+' if higher else ''}", last[1],
+                             offset + len(token), last[3])
                 continue
             if not _is_distinctive(part, initial, title_case):
                 continue
@@ -262,6 +268,7 @@ def attested_terms(text: str) -> frozenset[str]:
     tokens = cased_tokens(text)
     lowered = [t.lower() for t, _ in tokens]
     found: set[str] = initials([t for t, _ in tokens])
+    found.update(f"level:{m.group(1)}" for m in re.finditer(r"\blevel\s+(\d{1,2})\b", text, re.I))
     for index, (token, offset) in enumerate(tokens):
         for part in _attested_parts(token):
             lower = part.lower()
@@ -356,6 +363,10 @@ FAMILIES = (
 def has_name(term: str, names: frozenset[str]) -> bool:
     """Every word of ``term`` among ``names``, by any spelling or as a numbered family member
     ("cortex-m" by "cortex-m4")."""
+    bar = re.fullmatch(r"level (\d{1,2})\+", term)
+    if bar:  # "level 4+": any stated level at or above it
+        return any(n.startswith("level:") and int(n[6:]) >= int(bar.group(1)) for n in names)
+
     def one(word: str) -> bool:
         spellings = {word, *(b for a, b in _SPELLINGS if a == word),
                      *(a for a, b in _SPELLINGS if b == word),

@@ -45,9 +45,36 @@ Run = Callable[[str, list[EvidenceItem]], tuple[list[Requirement], list[Verdict]
 RATES = ("false_proof", "over_credit", "false_gap", "denial_or_wish_full", "full_precision",
          "full_recall", "extraction_precision", "extraction_recall")
 LOWER_IS_BETTER = frozenset({"false_proof", "over_credit", "false_gap", "denial_or_wish_full"})
-_POLARITY_WHY = re.compile(r"\b(?:never|not|no|wish|wishes|plan|plans|planning|hope|keen|"
-                           r"interest|interested|would like|yet)\b", re.I)
-"""A gold GAP whose reason names a denial or a wish (the set's writers say so in ``why``)."""
+_POLARITY_WHY = re.compile(
+    r"\b(?:deni(?:al|als|es|ed|y)|never|wish(?:es)?|plans?|planned|planning|hope[sd]?|hoping|"
+    r"keen|interest|interested|would like|aspiration|yet|enrol(?:led|s)?|signed up|"
+    r"booked (?:onto|on|in|a resit)|future)\b"
+    r"|\b(?:states?|says?|said|explicitly)\b[^.;]*\b(?:no|not|don't|doesn't|didn't)\b"
+    r"|\bno (?:experience|exposure|hands-on)\b"
+    r"|\b(?:has|have|had) not (?:managed|used|set up|done|worked|led|run|built|spoken|taught)\b",
+    re.I)
+"""A gold GAP whose reason names a denial or a wish: the writer's words ("denial", "wish",
+"never", "plans", "booked onto", "states no …", "has not used …"). A bare "not" or "no" does
+not count: the writers use them in every kind of reason ("not the Deputy software", "so it is
+not current", "no sign of analysing sales data"), and counting them put generic-word traps and
+lapsed credentials into this rate (19 of the ninth blind part's GAPs; 12 are denials or
+wishes)."""
+_GENERIC_WHY = re.compile(r"\b(?:generic|common)-word trap\b", re.I)
+_STRONG_WHY = re.compile(r"\b(?:deni\w*|never|wish\w*)\b", re.I)
+_QUOTED = re.compile(r"(?<!\w)['‘\"“][^'’\"”]*['’\"”](?!\w)")
+
+
+def names_denial_or_wish(why: str) -> bool:
+    """Whether a gold reason names a denial or a wish, outside the words it quotes (a
+    generic-word trap quoting "plan my week" is not a plan). A reason that calls itself a
+    generic-word trap counts only when it also says denial, never or wish ("… planning a week
+    share the words" describes the trap's evidence, not a plan of the candidate's)."""
+    text = _QUOTED.sub(" ", why)
+    if _GENERIC_WHY.search(text):
+        return bool(_STRONG_WHY.search(text))
+    return bool(_POLARITY_WHY.search(text))
+
+
 Z95 = 1.959963984540054
 
 
@@ -200,7 +227,7 @@ def score_case(case: Case, requirements: Sequence[Requirement], verdicts: Sequen
             continue
         tally.found += 1
         tally.pairs.append((label.verdict, shown[hit]))
-        if label.verdict == "GAP" and _POLARITY_WHY.search(label.why):
+        if label.verdict == "GAP" and names_denial_or_wish(label.why):
             tally.polarity.append(shown[hit])
         if label.verdict != shown[hit]:
             tally.errors.append((f"{case.name}: {label.key_phrase}", label.verdict, shown[hit]))

@@ -41,7 +41,10 @@ _CLAUSE_START = (r"(?:(?:if\s+)?you|can|know|have|has|are|is|hold|speak|write|un
                  r"facilitate|develop|create|document|track|evaluate|advise|negotiate|source|"
                  r"teach|organi[sz]e|schedule|inspect|repair|install|diagnose|configure|"
                  r"produce|publish|oversee|direct|purchase|forecast|audit|coach|resolve|"
-                 r"champion|contribute|promote|identify|improve|set)\b"
+                 r"champion|contribute|promote|identify|improve|set|raise|chase|place|agree|"
+                 r"approve|able\s+to|comfortable|confident|familiar|fluent|experienced|"
+                 r"proficient|skilled|happy\s+to|willing\s+to|at\s+least\s+\w+\s+years?|"
+                 r"\d+\+?\s+years?)\b"
                  r"(?!\s*(?:,|and\b|or\b))")
 """A word that opens a new clause after a comma — unless a verb list goes on ("design, build
 and operate the pipelines" is one duty)."""

@@ -21,7 +21,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from interviewsim.llm.asking import AskingClient
-from interviewsim.prep.attestation import Judgment, Reading, judge, read_item
+from interviewsim.prep.attestation import Judgment, judge
 from interviewsim.prep.modelcall import PrepCall, call_json
 from interviewsim.prep.models import (
     Coverage,
@@ -30,6 +30,7 @@ from interviewsim.prep.models import (
     Requirement,
     Verdict,
 )
+from interviewsim.prep.reading import Reading, read_item
 from interviewsim.text.coverage import DocumentFrequencies, terms
 
 Matcher = Literal["lexical", "llm"]
