@@ -89,7 +89,7 @@ def test_the_rules_findings_stand_when_the_fallback_says_none(tmp_path):
 
 def test_an_n_gram_label_counts_only_where_the_fallback_agrees(tmp_path):
     # a turn the n-gram model flags and the rules do not (found in the committed weights)
-    text = "Mm, yes, very nice. Keep going."
+    text = "I have a box here for 'asks clarifying questions', just so you're aware."
     model_only = {label for label in turn_labels(text) if label != "invitation"} - {
         r.value for r in rule_matches(text)}
     assert model_only, "the committed turn model no longer flags this text alone"

@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict
 from interviewsim.agent.hints import HINT_FORMS
 from interviewsim.agent.hiring import about_own_work, offer_talk
 from interviewsim.agent.language_model import model, turn_features, turn_labels
+from interviewsim.agent.leaks import LEAK_FORMS
+from interviewsim.agent.restating import restatement
 from interviewsim.agent.signals import OTHER_CANDIDATES, PAY_TOPIC, Signal
 from interviewsim.agent.verdicts import dismissal, praise
 from interviewsim.text.discourse import Sentence, head_noun, question_count, sentences
@@ -220,11 +222,16 @@ def _first(patterns: tuple[re.Pattern[str], ...], texts: list[str]) -> str | Non
 
 
 _STACKED = re.compile(
-    r"(?:, (?:and |or |but )?| (?:and|or) )(?:then |also )?(?:(?:what"
-    r"|how|why|when|where|who|which)(?:'s| (?:did|do"
-    r"|does|is|are|was|were|would|will|can|could|should|had|has|have|big|long|many|much)\b)"
-    r"|(?:did|would|will|could|can|do|does|is|are|was|were) (?:you|she|he|they|it|we)\b"
-    r"|(?:tell|show) me\b|explain\b|describe\b)")
+    r"(?:, (?:and |but )?(?:then |(?:like )?also (?:like )?|perhaps also |second "
+    r"|while you're at it,? |if so,? )?| (?:and|or) (?:then |also |perhaps also ))"
+    r"(?:(?:what|how|why|when|where|who"
+    r"|which|whether)\b(?! to\b)(?=\s+\w)(?! (?:you|i|we|they|he|she|it) (?:did|do|does|said|say"
+    r"|mean"
+    r"|meant|think|thought|know|knew|need|needed|want|wanted|were|was|are|is|had|have|handled"
+    r"|dealt|felt|learned|learnt|decided|chose|went|got|made)\b)"
+    r"|(?:did|would|will|could|can|do|does|is|are|was|were|have|has|had) (?:you|she|he|they|it"
+    r"|we)\b|(?:tell|show|give|walk|pitch|talk) me\b|explain\b|describe\b|for (?:what|how much"
+    r"|whom)\b|if so\b)")
 _ASKING_START = re.compile(r"^(?:what|how|why|when|where|who|which|did|do|does|is|are|was|were"
                            r"|would|will|can|could|describe|tell|name|walk|explain)\b")
 
@@ -261,9 +268,11 @@ def rule_matches(text: str) -> dict[Rule, str]:
         _first((_HINT_ANYWHERE,), [s.core for s in said if not s.asks]) or
         _first((_HINT_PROBE,), [s.core for s in said if s.asks and not s.reports]) or
         _first((HINT_FORMS,), [s.core for s in said if not s.reports]),
-        Rule.RUBRIC_LEAK: _first(_LEAK, cores) or _first((_LEAK_STATEMENT,), statements),
+        Rule.RUBRIC_LEAK: _first(_LEAK, cores) or _first((_LEAK_STATEMENT,), statements)
+        or _first((LEAK_FORMS,), [s.core for s in said if not s.reports]),
         Rule.OFF_LIMITS: _off_limits([c for c in cores if not about_own_work(c)]),
-        Rule.RESTATING: _first((_RESTATE,), clauses),
+        Rule.RESTATING: _first((_RESTATE,), clauses)
+        or restatement([s.raw for s in said if not s.reports]),
     }
     count = question_count(text) + _stacked(said)
     if count > 1:

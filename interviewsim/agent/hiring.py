@@ -64,6 +64,39 @@ _HIRING_WORDS = re.compile(
     r"|considering|interviewing)|interviewing (?:many|a lot of|lots of) people|taking on (?:a lot"
     r" of|many|lots of) (?:people|staff))")
 """Hiring and competition: openings, headcount, the other people in the running."""
+_MORE_WORDS = re.compile(
+    r"\b(?:candidates in the pipeline|interviewing (?:\w+ ){0,3}(?:people|candidates|others)\b"
+    r"|interviewing you and|(?:one|two|three|four|five|\d+) other (?:people|person|applicants?"
+    r"|candidates?)|you(?:'re|'d be| are| will be|'ll be) up against|internal applicants?"
+    r"|(?:seen|seeing|talked to|interviewed) (?:maybe )?(?:a dozen|\w+) (?:people|others)"
+    r"|(?:in|down to) the final (?:\w+)|the strongest (?:person|candidate)|best of the bunch"
+    r"|(?:our|my) first choice|between you and (?:one|two|\w+) other|(?:only|just) (?:two|three)"
+    r" of you|only one (?:spot|place|position)|only filling one|\d+ applicants|another applicant"
+    r"|everyone else (?:i've|we've) (?:interviewed|seen|met)|the (?:guy|person|woman|man"
+    r"|candidate) (?:before you|who had this job)|the previous (?:person|round|post-holder)"
+    r"|(?:pay|paid) you\b|lowest you'd (?:accept|go|take)|(?:a|your) number (?:in mind|you could)"
+    r"|what's your number|what (?:number|figure) (?:gets|would|makes)|(?:less|more) base\b"
+    r"|pay cut|(?:lower|higher) (?:rate|tier)|an hour plus|(?:\d+|ten|five|twenty|thirty|forty"
+    r"|fifty|a few) grand\b|subsidy|perks?\b|half-price|talk numbers|worth these days"
+    r"|stock's worth|would you take (?:it|a)\b|(?:accept|sign) today|what would it take"
+    r"|make this worth your while|offered you the job|start on the \w+ point"
+    r"|grow(?:ing)? the team from"
+    r"|fill (?:\w+ )?positions|budget (?:only )?covers|the budget for this role|a freeze\b"
+    r"|layoffs|q[1-4] numbers|got let go|made (?:one|an) offer|offers (?:usually )?go out"
+    r"|decision (?:will be made )?by (?:friday|monday|tuesday|wednesday|thursday|the end)"
+    r"|leaning your way|(?:able|going) to move you forward|take whoever"
+    r"|the team really likes you|bonus eligibility|pay step|the benefits(?! of)|insurance for|leave"
+    r" allowance|gym membership|meals included|childcare|lease car|cycle-to-work|(?:london|city)"
+    r" weighting|retention scheme|registration fees|the bonus pool (?:been|like|is)|the ute"
+    r"|super on top"
+    r"|how many (?:\w+ )?(?:are you|you're) (?:hiring|recruiting|bringing on|taking on)"
+    r"|(?:others|anyone else|many others) (?:in the running|get this far|still in)"
+    r"|the strongest of|(?:last|only) (?:one|candidate) (?:you're|you are) seeing"
+    r"|the only one still|someone ahead of me|how i compare with|(?:with|to) other candidates"
+    r"|close to (?:a )?decid\w*|competing offer|another offer|sign on bonus|pay better than"
+    r"|the package|what's on the table|how many (?:people )?you've seen"
+    r"|in the final round|the rest of the people)")
+"""More of the same: the competition in numbers, the figure asked for, an offer's timing."""
 _OWN_WORK = re.compile(
     r"^(?:(?:so|um|uh|okay|right|and|now|yeah),? )*(?:design|build|write|implement|model|create"
     r"|estimate|price|walk me through|talk me through|tell me about|describe|explain"
@@ -82,6 +115,16 @@ _NOT_OFFER = re.compile(
 """Uses of the same words that are verdicts or rubric talk, not the offer."""
 
 
+PAY_STATEMENT = re.compile(
+    r"\bi(?:'m| am) on (?:about |around )?[\w-]+ (?:now|k\b|grand)|\bmy current (?:base|salary"
+    r"|package)\b|\bi(?:'d| would) (?:need|want|be looking for|expect) (?:at least |around |about"
+    r" |somewhere around )?[\w-]+(?: [\w-]+)? (?:to make|k\b|grand|lakh|thousand|now|a year)"
+    r"|\bremuneration\b|\ba decent (?:salary|bump)\b|\b(?:competing|another) offer\b"
+    r"|\bi'd need the base\b|\bwhat (?:would )?(?:this role|it) pays?\b|\bsomewhere around"
+    r" (?:one|two|\d)[\w-]*\b.*\bequity\b|\bcompensation details\b|\bi was on [\w-]+ and\b")
+"""A candidate stating what they earn or need: off-limits said as a statement."""
+
+
 def about_own_work(sentence: str) -> bool:
     """Whether pay and hiring words in ``sentence`` can only be the topic of the candidate's
     work (a task, a question about what they did, a summary of their answer)."""
@@ -92,5 +135,6 @@ def offer_talk(sentence: str) -> str | None:
     """The pay, perk, hiring or competition words of one sentence that raise the topic."""
     if about_own_work(sentence) or _NOT_OFFER.search(sentence):
         return None
-    match = _PAY_WORDS.search(sentence) or _HIRING_WORDS.search(sentence)
+    match = (_PAY_WORDS.search(sentence) or _HIRING_WORDS.search(sentence)
+             or _MORE_WORDS.search(sentence))
     return match.group(0) if match else None

@@ -72,7 +72,15 @@ class CorpusItem(BaseModel):
 
 
 def load_corpus(path: str | Path) -> list[CorpusItem]:
-    return [CorpusItem.model_validate(row) for row in read_jsonl(Path(path))]
+    """The corpus's items; a reply's ``after`` must be the turn's text, not its id (an id
+    would read as a turn that invites nothing, and every closer after it would be missed)."""
+    items = [CorpusItem.model_validate(row) for row in read_jsonl(Path(path))]
+    ids = {i.id for i in items}
+    wrong = [i.id for i in items if i.after in ids]
+    if wrong:
+        raise ValueError(f"{path}: field 'after' of {len(wrong)} replies ({wrong[0]}, ...) is a "
+                         "turn id; write the interviewer turn's text there instead")
+    return items
 
 
 def predict(item: CorpusItem, auditor: GuardrailAuditor | None = None) -> set[str]:

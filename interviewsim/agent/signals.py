@@ -21,7 +21,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from interviewsim.agent.confirmation import CONFIRMATION
-from interviewsim.agent.hiring import offer_talk
+from interviewsim.agent.distress import HELP_FORMS, UPSET_FORMS
+from interviewsim.agent.hiring import PAY_STATEMENT, offer_talk
 from interviewsim.agent.invitations import invites_questions
 from interviewsim.agent.language_model import reply_labels
 from interviewsim.agent.progress import asks_progress
@@ -199,6 +200,42 @@ comes to mind", "I think I've got everything I need"): a decline only after an i
 and only in a reply that asks nothing."""
 
 
+_DECLINES = re.compile(
+    r"(?:^|[,.;] |\b(?:so|but|and|thanks|thank you),? )(?:no|nope|nah)\b(?! (?:one|way|idea"
+    r"|problem)\b)"
+    r"|\bnot (?:really|a one|at (?:the moment|present|this (?:stage|point))|right now|for now"
+    r"|today|off the top of my head|that i can think of)\b|\b(?:let's say|i guess|i think) not\b"
+    r"|\b(?:i )?don't think so\b|\b(?:nothing|none)(?: (?:else|more|further|at all))?"
+    r"(?: (?:to (?:ask|add)|from me|on my (?:side|end)|(?:right )?now|comes to mind|for now))?$"
+    r"|\b(?:nothing|none) (?:else |more )?(?:from me|on my (?:side|end)|to (?:ask|add)"
+    r"|comes to mind)\b|\b(?:i've|i have|i've got|i got) nothing\b"
+    r"|\b(?:i|we)(?:'m|'re| am| are) (?:quite |really |all |pretty much |actually )*(?:good|fine"
+    r"|set|sorted|okay|ok|alright|all right|done|out of questions|happy|covered|grand)\b"
+    r"(?! (?:with|to|at|about|if|that)\b)"
+    r"|\b(?:don't|do not|really don't|genuinely don't) (?:have|need|believe i have) (?:any"
+    r"|anything)\b"
+    r"|\b(?:i )?(?:don't|do not)(?:, but| thanks|$)|\bcan't think of (?:a single thing|one|anything"
+    r"|any)\b|\byou(?:'ve| have)? (?:already |pretty much |kind of |basically )*(?:answered"
+    r"|covered|told me|explained|mentioned|gone through|went through|got to|ticked|pre-empted"
+    r"|read my mind|cleared)\b|\b(?:all|it's all|it all|they're (?:both|all)|everything(?:'s|"
+    r" is| has been)?) (?:been )?(?:(?:made )?(?:very )?(?:clear|covered|sorted|answered|sweet"
+    r"|ticked off|crossed off|cleared up))\b|\b(?:this|that|it) covers it\b"
+    r"|\bthat's (?:all|everything|it)(?: (?:i (?:wanted|needed|had)|from me|for me|actually"
+    r"|thanks))?$|\bi'll (?:pass|leave it there|let you off)\b|\b(?:i've|i have) got what i need\b"
+    r"|\bi (?:think i )?know what i need\b|\bmy (?:list|questions?) (?:is empty|(?:got|were|was"
+    r"|have been) (?:all )?answered)\b|\bnothing to ask\b|\bfor me is enough\b"
+    r"|\bsave my questions\b|\b(?:i'm|i am) (?:blanking|drawing a blank)\b"
+    r"|\bcleared (?:it all|everything) up\b|\bmind's (?:gone|completely gone|totally gone) blank\b")
+"""Ways to decline the invitation anywhere in the reply ("I had a list, but it's all been
+ticked off", "You've given me a really full picture, so I'll pass", "Not off the top of my
+head"): a closer only after an invitation, and only in a reply that asks nothing else."""
+_STILL_ASKS = re.compile(
+    r"\b(?:i do have|i have (?:one|a couple|a few)|one thing|the only thing|i'd (?:love|like) to"
+    r" (?:hear|know|ask)|could i ask|can i ask|i wanted to ask|my question is|just one)\b")
+"""A reply that declines in part and asks in the same breath ("No questions about the role as
+such, but I'd love to hear what you enjoy about working here")."""
+
+
 _CLAUSE_ASKS = re.compile(
     r"^(?:(?:um+|uh|so|like|sorry|honestly|yeah|okay|ok|and|but|oh|quick question),? )*"
     r"(?:was|is|are|were|am|do|does|did|what's|how's|how'd|how'm|would|could|can|any|have|has"
@@ -226,7 +263,8 @@ def _elliptical_closer(sentence: Sentence) -> bool:
 
 def _requests_help(reply: tuple[Sentence, ...]) -> bool:
     for i, s in enumerate(reply):
-        asked = any(_HELP.search(c) or CONFIRMATION.search(c) for c in _asked_clauses((s,)))
+        asked = any(_HELP.search(c) or CONFIRMATION.search(c) or HELP_FORMS.search(c)
+                    for c in _asked_clauses((s,)))
         if s.reports or not (asked or _HELP.search(s.core)):
             continue
         asking = asked or _IMPERATIVE_HELP.match(s.core) or \
@@ -250,6 +288,11 @@ def _guesses(reply: tuple[Sentence, ...]) -> bool:
 
 
 def _declares_done(reply: tuple[Sentence, ...], invited: bool) -> bool:
+    if invited and any(_STILL_ASKS.search(s.core) for s in reply):
+        return False
+    if invited and any(_DECLINES.search(s.core) for s in reply if not s.reports) and not any(
+            s.is_question and not asks_progress(s.core, True) for s in reply):
+        return True
     if invited and reply and _CLOSER_OPENING.match(reply[0].core) and \
             not any(s.is_question for s in reply):
         return True
@@ -275,8 +318,11 @@ def detect_signals(reply: str, question: str | None = None,
     found = {*rules, *map(Signal, reply_labels(reply, invited) if asked is None else asked)}
     if invited:
         found.discard(Signal.HINT_REQUEST)
-    elif Signal.NO_MORE_QUESTIONS not in rules:
-        found.discard(Signal.NO_MORE_QUESTIONS)  # the model's closers count after one only
+    if Signal.NO_MORE_QUESTIONS not in rules and (asked is None or not invited):
+        # closers count after an invitation only, and the n-gram model's never alone: the
+        # decline lexicon is broad, and the model's closers were near-misses ("Nothing else
+        # changed in that release")
+        found.discard(Signal.NO_MORE_QUESTIONS)
     return frozenset(found)
 
 
@@ -297,9 +343,10 @@ def rule_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
         found.add(Signal.NO_MORE_QUESTIONS)
     if any(re.search(PAY_TOPIC, s.core) or re.search(OTHER_CANDIDATES, s.core)
            or _PERKS.search(s.core) for s in asked) or any(
-            offer_talk(c) for c in _asked_clauses(said)):
+            offer_talk(c) for c in _asked_clauses(said)) or any(
+            PAY_STATEMENT.search(s.core) for s in said if not s.reports):
         found.add(Signal.OFF_LIMITS)
-    if any(_UPSET.search(s.core) for s in said if not s.reports):
+    if any(_UPSET.search(s.core) or UPSET_FORMS.search(s.core) for s in said if not s.reports):
         found.add(Signal.UPSET)
     return frozenset(found)
 

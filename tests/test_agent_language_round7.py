@@ -1,0 +1,143 @@
+"""Round 7 of the [agent-language] layer: the rule lexicons widened from the training split's
+misses (decline constructions after an invitation, hand-overs in any words, evaluative words,
+hint and restatement forms, scoring talk, distress said now, help asked as a question about the
+approach, pay stated as a need). Rules alone here, no model: each construction in sentences
+written for this test, and beside it the near-miss that shares its words."""
+
+from __future__ import annotations
+
+import pytest
+
+from interviewsim.agent.guardrails import Rule, rule_matches
+from interviewsim.agent.invitations import invitation_rule
+from interviewsim.agent.signals import Signal, detect_signals, rule_signals
+
+HANDOVER = "Right, that's my list done. Any burning questions?"
+TECH = "Walk me through how you would shard the orders table."
+
+
+@pytest.mark.parametrize("turn", [
+    "Any burning questions?",
+    "What's on your mind about the clinic?",
+    "Anything I can clear up for you about the rota?",
+    "So, interview me for a bit.",
+    "The floor's yours.",
+    "We've got ten minutes left and they're yours. What are you curious about?",
+    "Is there something about the team you'd like me to expand on?",
+    "What questions can I answer for you?",
+])
+def test_hand_overs_in_other_words_are_invitations(turn):
+    assert invitation_rule(turn)
+
+
+@pytest.mark.parametrize("turn", [
+    "Any questions about the exercise before you start?",
+    "We'll leave time at the end for your questions; first, the case study.",
+    "Over to you for the design. Where would you start?",
+    "What do you know about us?",
+    "Feel free to ask clarifying questions as you go.",
+    "How do you prioritise when three managers want something from you?",
+])
+def test_a_task_or_a_deferral_is_no_invitation(turn):
+    assert not invitation_rule(turn)
+
+
+@pytest.mark.parametrize("reply", [
+    "Not off the top of my head.",
+    "I had a few written down, but you've covered them all.",
+    "You've given me a really clear picture, so I'll pass.",
+    "It's all been ticked off, thanks.",
+    "Honestly I'm blanking, so let's say no.",
+    "Thanks, but no.",
+    "I think I've got what I need.",
+])
+def test_declines_after_an_invitation_end_the_questions(reply):
+    assert Signal.NO_MORE_QUESTIONS in rule_signals(reply, HANDOVER)
+    assert Signal.NO_MORE_QUESTIONS not in detect_signals(reply, TECH)
+
+
+@pytest.mark.parametrize("reply", [
+    "You've covered the tooling. The only thing left is how reviews work.",
+    "No questions about the role as such, but I'd love to hear how the team plans its sprints.",
+    "Not really about the job, but what's the parking like?",
+])
+def test_a_decline_that_still_asks_is_no_closer(reply):
+    assert Signal.NO_MORE_QUESTIONS not in rule_signals(reply, HANDOVER)
+
+
+@pytest.mark.parametrize(("turn", "rule"), [
+    ("That's a very surface-level take.", Rule.DISMISSIVE),
+    ("Eh. Weak.", Rule.DISMISSIVE),
+    ("I've heard better answers from our interns.", Rule.DISMISSIVE),
+    ("Precisely.", Rule.PRAISE),
+    ("Really sharp reasoning on the failover.", Rule.PRAISE),
+    ("You clearly know this stuff.", Rule.PRAISE),
+    ("The key here is idempotency.", Rule.HINT),
+    ("It's a classic sliding window problem, really.", Rule.HINT),
+    ("Have a look at line six again.", Rule.HINT),
+    ("Half your overall score comes from the whiteboard part.", Rule.RUBRIC_LEAK),
+    ("We grade on a four-point scale.", Rule.RUBRIC_LEAK),
+    ("You've lost a point for skipping the backups.", Rule.RUBRIC_LEAK),
+    ("So you'd shard by customer ID.", Rule.RESTATING),
+    ("If I'm hearing you right, the client wanted a fixed fee.", Rule.RESTATING),
+    ("You'd basically rebuild it from scratch, then.", Rule.RESTATING),
+    ("Just so you know, you're up against two internal applicants.", Rule.OFF_LIMITS),
+    ("What's the lowest you'd accept?", Rule.OFF_LIMITS),
+    ("What made you pick nursing, and what keeps you in it?", Rule.MULTIPLE_QUESTIONS),
+])
+def test_wider_guardrail_forms(turn, rule):
+    assert rule in rule_matches(turn)
+
+
+@pytest.mark.parametrize(("turn", "rule"), [
+    ("Tell me about a conflict with a colleague and how you resolved it.",
+     Rule.MULTIPLE_QUESTIONS),
+    ("What did you do next, and why?", Rule.MULTIPLE_QUESTIONS),
+    ("How would you scale the error rate alerts?", Rule.RUBRIC_LEAK),
+    ("How would you design the loyalty points ledger?", Rule.RUBRIC_LEAK),
+    ("So, you mentioned Kafka. Why Kafka?", Rule.RESTATING),
+    ("What were you up against in that project?", Rule.OFF_LIMITS),
+    ("Don't forget it's a timed exercise.", Rule.DISMISSIVE),
+    ("Your team did well to ship it. What was your part?", Rule.PRAISE),
+])
+def test_the_same_words_in_another_sense(turn, rule):
+    assert rule not in rule_matches(turn)
+
+
+@pytest.mark.parametrize(("reply", "signal"), [
+    ("My palms are sweating like mad.", Signal.UPSET),
+    ("I'm starting to spiral a little here.", Signal.UPSET),
+    ("I'm really kicking myself.", Signal.UPSET),
+    ("Would a trie be the right structure here?", Signal.HINT_REQUEST),
+    ("Is it something to do with the clock skew?", Signal.HINT_REQUEST),
+    ("Throw me a bone?", Signal.HINT_REQUEST),
+    ("Did that last one sink me?", Signal.PROGRESS_QUESTION),
+    ("Where do I stand right now, would you say?", Signal.PROGRESS_QUESTION),
+    ("I should mention I'd need at least sixty-five to make the move.", Signal.OFF_LIMITS),
+])
+def test_wider_reply_forms(reply, signal):
+    assert signal in rule_signals(reply, TECH)
+
+
+@pytest.mark.parametrize(("reply", "signal"), [
+    ("I was anxious before my first audit, so I made a checklist.", Signal.UPSET),
+    ("The client asked me to tell them if I was on the right track with the budget.",
+     Signal.PROGRESS_QUESTION),
+])
+def test_reply_near_misses(reply, signal):
+    assert signal not in rule_signals(reply, TECH)
+
+
+def test_a_reply_that_names_its_turn_by_id_is_refused(tmp_path):
+    import json
+
+    from interviewsim.agent.language_eval import load_corpus
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(json.dumps(row) for row in [
+        {"id": "t-1", "kind": "turn", "text": "Any questions for me?", "hard": False,
+         "question": True, "invitation": True},
+        {"id": "r-1", "kind": "reply", "text": "Nope, I'm set.", "hard": False,
+         "after": "t-1", "signals": ["no_more_questions"]},
+    ]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="field 'after'.*turn id.*turn's text"):
+        load_corpus(corpus)
