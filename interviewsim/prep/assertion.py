@@ -28,7 +28,8 @@ MARKERS: tuple[tuple[str, str], ...] = (
                  r"exceptions?|fail|interruptions?|supervision|"
                  r"issues?|problems?|prompting|being asked)\b)"),
     ("modality", r"would|could|might|may|should|perhaps|maybe|possibly|probably|hopefully|"
-                 r"ideally"),
+                 r"ideally|'d (?:be|like|love|need|want|have to|prefer|happily|gladly)|"
+                 r"from scratch"),
     ("a wish or plan", r"hope\w*|plan(?:s|ned)? to|intend\w*|aim(?:s|ing)? to|want\w*|wish\w*|"
                        r"keen|eager|interest(?:ed)?|desire\w*|aspir\w*|goal|ambition"),
     ("a future step", r"will|'ll|shall|going to|upcoming|soon|future|promis\w*|next step|"
@@ -46,7 +47,9 @@ MARKERS: tuple[tuple[str, str], ...] = (
                          r"assist(?:ed|ing|s)?|helped|helping|supported|supporting|"
                          r"familiar\w*|exposure|exposed|aware\w*|read (?:about|up|of)|heard|"
                          r"overview|introduction|introductory|theory|theoretical|basics|basic|tried|"
-                         r"opened|played with|dabbled|dipped into|touched on|glanced"),
+                         r"opened|played with|dabbled|dipped into|touched on|glanced|"
+                         r"rather than (?:\w+ ){0,2}(?:using|doing|working|running)|"
+                         r"a name i know|know (?:it |them |of it )?(?:of|from|only)"),
     ("a condition", r"if|unless|whether"),
     ("outside work", r"hobby|hobbies|at weekends|spare time|personal|leisure|dissertation|"
                      r"thesis|coursework|lecturers?|society|club|"
@@ -82,7 +85,8 @@ _FINITE = re.compile(
     r"\S\s+(?:was|were|is|are|has|had|did|does|made|makes|ran|runs|sat|sits|came|comes|took|"
     r"takes|kept|keeps|led|leads|signed|signs|decided|decides|handled|handles|owned|owns|"
     r"approved|approves|certified|certifies|wrote|writes|built|builds|belonged|belongs|"
-    r"stayed|stays|remained|remains|went|goes)\b", re.I)
+    r"stayed|stays|remained|remains|went|goes|put|set|got|gave|brought|bought|sold|drove|found"
+    r"|fitted|installed|commissioned|serviced)\b", re.I)
 """A finite verb after at least one word (a headline starts with its verb: "Led the audit")."""
 _PAST = re.compile(r"\b[a-z]{2,}eed\b|\b[a-z]+[^e]ed\b", re.I)
 """Any regular past tense ("negotiated", "signed", "agreed"): a finite verb the closed list

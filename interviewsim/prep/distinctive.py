@@ -37,15 +37,21 @@ solidworks prometheus grafana elasticsearch opensearch cassandra dynamodb lambda
 sqs kinesis flink beam looker gdpr hipaa iso sox pci bluetooth zigbee lorawan modbus i2c spi uart
 jtag oscilloscope cad cnc plc scada forklift osha haccp acls bls pals cpr epic cerner meditech
 quickbooks netsuite shopify marketo outlook powerpoint word wms erp crm cdl
+spanish french german italian portuguese polish dutch welsh gaelic arabic urdu hindi punjabi
+bengali mandarin cantonese japanese korean russian ukrainian romanian turkish greek swedish
+norwegian danish finnish czech hungarian tamil gujarati somali farsi hebrew swahili tagalog
+vietnamese thai malay bsl makaton
 """.split())
-"""Tool and standard names that postings write in lower case or at the start of a line."""
+"""Tool and standard names that postings write in lower case or at the start of a line, and
+the languages a posting asks for (a language is a distinctive term wherever it stands, even in
+a title-case bullet such as "Spoken Polish or Portuguese")."""
 
 AMBIGUOUS = frozenset("go rust swift spring react express chef puppet salt can excel spark "
                       "ruby word lambda beam hive flask outlook epic sap rest access teams "
-                      "project".split())
+                      "project polish".split())
 """Names that are also ordinary words: a term only where capitalised, attested only so."""
 _PLAIN_AT_START = frozenset("can word express salt chef epic beam hive lambda outlook rest "
-                            "access teams project".split())
+                            "access teams project polish".split())
 
 GENERIC = frozenset("""
 experience experienced years year yrs building build built production services service

@@ -49,7 +49,10 @@ _CLAUSE_START = (r"(?:(?:if\s+)?you|can|know|have|has|are|is|hold|speak|write|un
 """A word that opens a new clause after a comma — unless a verb list goes on ("design, build
 and operate the pipelines" is one duty)."""
 _BUNDLE = re.compile(r";\s+|,\s+as\s+(?:is|are)\s+|,\s+(?:together|along)\s+with\s+|"
-                     r",\s+as\s+well\s+as\s+|,\s+(?:and\s+|or\s+)?(?="
+                     r",\s+as\s+well\s+as\s+|\s+and\s+(?=(?:liaise|report|attend|present|chase"
+                     r"|reconcile|prepare|process|submit)\s)|\s+and\s+(?=an?\s+(?:[A-Z]\w*\s+)*"
+                     r"(?:Level\s+\d|qualification|certificate|licence|license|degree|diploma))|"
+                     r",\s+(?:and\s+|or\s+)?(?="
                      + _CLAUSE_START + r")|,?\s+and\s+(?=who\s|(?:have|hold)\s+(?:a|an|the|"
                      r"passing|current|valid)\s)", re.I)
 """Also a second relative clause ("someone who holds X and who is comfortable with Y") and a
@@ -90,7 +93,11 @@ def split_bundle(sentence: str) -> list[str]:
     return parts
 
 
-_INTRO = re.compile(r"^(?:we\s+are|we're|we)\s+(?:looking|seeking|hiring|searching)\b", re.I)
+_INTRO = re.compile(r"^(?:we\s+are|we're|we)\s+(?:looking|seeking|hiring|searching)\b"
+                    r"(?!.*\b(?:at\s+least|\d+\+?\s+years?|years?\s+of|someone\s+(?:who|with))\b)",
+                    re.I)
+"""An introduction of the role ("We're looking for a nurse to join the ward"), not one that
+asks for something ("We're looking for at least 4 years of …")."""
 
 
 def _wanted(kind: SectionKind, sentence: str, listed: bool) -> SectionKind | None:

@@ -8,6 +8,7 @@ sentence ("I joined as a student, but I let the membership lapse") marks every c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -60,6 +61,11 @@ class Reading:
     with robotic milkers"), the item's own affirmations aside."""
 
 
+_OBJECT_ONLY = re.compile(r"^(?:the|a|an|all|its|their|his|her)\s", re.I)
+"""A coordinated piece that is only a noun phrase: the object of the clause before it, whose
+qualification it shares."""
+
+
 def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
     """An item's affirmative clauses; ``extra`` (its title and tags) count as one more clause
     unless the item denies or wishes something."""
@@ -68,6 +74,10 @@ def read_item(item_id: str, text: str, extra: Sequence[str] = ()) -> Reading:
     for number, sentence in enumerate(sentences(text)):
         kept, aside = affirmative(sentence)
         parts = [_clause(part, number) for c in kept for part in coordinated(c)]
+        for i in range(1, len(parts)):  # "X did the commissioning and the first-year services"
+            if (parts[i].qualified is None and parts[i - 1].qualified
+                    and _OBJECT_ONLY.match(parts[i].text)):
+                parts[i] = replace(parts[i], qualified=parts[i - 1].qualified, limited=True)
         lapsed = next((c.qualified for c in parts if (c.qualified or "").startswith(_LAPSED)),
                       None)  # "I joined as a student, but I let the membership lapse"
         clauses += [replace(c, qualified=c.qualified or lapsed, limited=True) if lapsed else c

@@ -62,7 +62,8 @@ _SENTENCE_CUES: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
                                 r"experience|years?|knowledge|proficien|familiar|degree|certif|"
                                 r"licen[cs]e|must|required?|requires|ability|able to|skills?|"
                                 r"fluen|comfortable|background in|track record|understanding|"
-                                r"looking for|we need|should|expertise|qualified|registered)",
+                                r"looking for|we (?:also )?need|someone who can|should|expertise|"
+                                r"qualified|registered)",
                                 re.I)),
     ("duties", re.compile(r"\b(you will|you'll|you’ll|responsible for|in this role|your job|"
                           r"you would|day-to-day|you own|you lead)\b", re.I)),
