@@ -94,7 +94,7 @@ def split_bundle(sentence: str) -> list[str]:
 
 
 _INTRO = re.compile(r"^(?:we\s+are|we're|we)\s+(?:looking|seeking|hiring|searching)\b"
-                    r"(?!.*\b(?:at\s+least|\d+\+?\s+years?|years?\s+of|someone\s+(?:who|with))\b)",
+                    r"(?!.*\b(?:at\s+least\s+\w+\s+years?|\d+\+?\s+years?|years?\s+of)\b)",
                     re.I)
 """An introduction of the role ("We're looking for a nurse to join the ward"), not one that
 asks for something ("We're looking for at least 4 years of …")."""
