@@ -123,6 +123,7 @@ def test_wider_reply_forms(reply, signal):
     ("I was anxious before my first audit, so I made a checklist.", Signal.UPSET),
     ("The client asked me to tell them if I was on the right track with the budget.",
      Signal.PROGRESS_QUESTION),
+    ("Did I pass? Yes, first time, back in 2019.", Signal.PROGRESS_QUESTION),
 ])
 def test_reply_near_misses(reply, signal):
     assert signal not in rule_signals(reply, TECH)
@@ -141,3 +142,33 @@ def test_a_reply_that_names_its_turn_by_id_is_refused(tmp_path):
     ]) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match="field 'after'.*turn id.*turn's text"):
         load_corpus(corpus)
+
+
+@pytest.mark.parametrize(("turn", "rule"), [
+    # round 8: sarcasm, rhetorical challenges and belittling comparisons
+    ("Surely you've heard of the Equality Act?", Rule.DISMISSIVE),
+    ("My niece could tell you that, and she's nine.", Rule.DISMISSIVE),
+    ("Did you actually read the brief before today?", Rule.DISMISSIVE),
+    # praise in idioms without an evaluative word
+    ("You've made my job easy today.", Rule.PRAISE),
+    ("Gold star for the allergen check.", Rule.PRAISE),
+    # hints announced or slipped in
+    ("Little clue: look at who signed the delivery note.", Rule.HINT),
+    ("A binary search would save you that second loop.", Rule.HINT),
+    # restating a list back
+    ("Right, so: lock the till, count the float, then the banking. Have I got that right?",
+     Rule.RESTATING),
+    ("What you're describing is a canary release.", Rule.RESTATING),
+])
+def test_round_8_guardrail_forms(turn, rule):
+    assert rule in rule_matches(turn)
+
+
+@pytest.mark.parametrize(("turn", "rule"), [
+    ("How would you explain recursion to a first-year student?", Rule.DISMISSIVE),
+    ("You said you'd call the duty manager. At what point would you call the police?",
+     Rule.RESTATING),
+    ("How do you keep your team from feeling their job is easy to lose?", Rule.PRAISE),
+])
+def test_round_8_near_misses(turn, rule):
+    assert rule not in rule_matches(turn)

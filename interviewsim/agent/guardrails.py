@@ -263,7 +263,7 @@ def rule_matches(text: str) -> dict[Rule, str]:
     found = {
         Rule.PRAISE: _first(_PRAISE, openings) or praise(statements),
         Rule.DISMISSIVE: _first(_DISMISSIVE[:1], cores) or _first(_DISMISSIVE[1:], openings)
-        or dismissal(statements),
+        or dismissal(statements, [s.core for s in said if not s.reports]),
         Rule.HINT: _first((_HINT_CLAUSE,), clauses) or
         _first((_HINT_ANYWHERE,), [s.core for s in said if not s.asks]) or
         _first((_HINT_PROBE,), [s.core for s in said if s.asks and not s.reports]) or

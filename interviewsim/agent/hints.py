@@ -70,5 +70,10 @@ HINT_FORMS = re.compile(
     r"|\bthere's a library function\b|\bthe (?:usual|first) thing to check\b"
     r"|\bwhat about (?:negative|the case|the boundary|when|empty|zero|null)\b"
     r"|\bjust thinking aloud\b"
-    r"|\bgets easier once you\b")
+    r"|\bgets easier once you\b|\b(?:big|little|small) (?:hint|clue)\b|\bthat's all i'll say\b"
+    r"|\bkeep that in mind\b|\bif that changes anything\b|\bthat's your way in\b"
+    r"|\bwould save you\b|^go back to\b|^glance at\b|\bi'd use [\w-]+ for this\b"
+    r"|^make sure you(?:'re| are)? (?:counting|checking|including)\b|\byou might want to check\b"
+    r"|\bthere's a standard (?:formula|way|approach|method)\b|\bit's (?:really )?just a [\w-]+"
+    r" (?:table|problem|lookup|loop|map|queue|stack)\b")
 """Forms of a hint that name or give away part of the solution."""

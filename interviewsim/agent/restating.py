@@ -36,7 +36,14 @@ RESTATE_FORMS = re.compile(
     r"|\b(?:would that be|is that) a fair (?:summary|description)\b|^that's your approach\b"
     r"|\bthat's the (?:plan|order you)\b|\bas i understand it\b|\bas you see it\b"
     r"|^you(?:'d| would)? (?:basically |just |essentially )?[\w-]+ .*, then$"
-    r"|^you(?:'d| would) [\w-]+ .*, (?:got it|understood|okay|fine)\b")
+    r"|^you(?:'d| would) [\w-]+ .*, (?:got it|understood|okay|fine)\b"
+    r"|\bhave i got that(?: right)?$|^that's (?:your|the) (?:[\w-]+ )?(?:plan|approach|order"
+    r"|answer)$"
+    r"|^(?:okay,? |right,? )?the short version\b|^(?:so,? )?for you,? (?:it all comes down to"
+    r"|the key"
+    r" is|it's)\b|^what you(?:'re| are) describing is\b|^am i right that you\b"
+    r"|^your (?:approach|plan|answer) (?:would be|boils down to)\b|\bboils down to\b"
+    r"|^what you mean is\b|^that's what you'd do$|^right,? you'd\b")
 """Forms of a restatement, matched on a sentence with its fillers stripped but its "so" kept."""
 
 

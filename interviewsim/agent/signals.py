@@ -326,15 +326,21 @@ def detect_signals(reply: str, question: str | None = None,
     return frozenset(found)
 
 
+_SELF_ANSWER_YES = re.compile(r"(?:yes|no|yep|nope)\b")
+
+
 def rule_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
     """The signals the sentence rules find (what :func:`detect_signals` adds the model to)."""
     said = sentences(reply)
     invited = invites_questions(question)
     asked = [s for s in said if s.asks and not s.reports]
     found: set[Signal] = set()
-    progress = any(s.asks and _PROGRESS.search(s.core) for s in said if not s.reports) or any(
-        asks_progress(c, True) for c in _asked_clauses(said)) or any(
-        asks_progress(s.core, False) for s in said if not s.reports)
+    # a question its speaker answers at once ("Did I pass? Yes, first time") asks nothing
+    own = tuple(s for s, after in zip(said, (*said[1:], None), strict=True)
+                if after is None or not _SELF_ANSWER_YES.match(after.raw.lower()))
+    progress = any(s.asks and _PROGRESS.search(s.core) for s in own if not s.reports) or any(
+        asks_progress(c, True) for c in _asked_clauses(own)) or any(
+        asks_progress(s.core, False) for s in own if not s.reports)
     if not invited and not progress and _requests_help(said):
         found.add(Signal.HINT_REQUEST)
     if progress:

@@ -87,6 +87,32 @@ PRAISE_VERDICT = re.compile(
     r"|\bgoing (?:really )?(?:great|well)\b|\bsmashing it\b|\bgood on ya\b"
     r"|\bwork(?:s|ed)? beautifully\b|\bwould be a breeze\b|\ba ripper\b")
 """Praise: a positive verdict on the answer or the candidate, or a positive interjection."""
+PRAISE_IDIOMS = re.compile(
+    r"\bif everyone (?:explained|answered|did) (?:it|that) like that\b|\bsteal that (?:phrasing"
+    r"|line"
+    r"|idea)\b|\bwhat separates a [\w-]+ from a\b|\bbetter than i did\b|\bmade my job easy\b"
+    r"|\bmaking this (?:very |really )?easy for me\b|\bhow rarely i hear\b|\bgold star\b"
+    r"|\b(?:really |very )?mature answer\b|\bcouldn't fault\b|^dead right\b"
+    r"|\bsensible,? that's what i'd do\b|\bwhat a senior would say\b|\bi'd have you start\b"
+    r"|\bgiven me everything i need\b|\bhow many people miss that\.? you didn't\b")
+"""Praise in idioms that carry no evaluative word ("You've made my job easy", "Gold star")."""
+DISMISSIVE_IDIOMS = re.compile(
+    r"\b(?:did|do) you (?:actually|even|really) (?:read|know|understand|prepare|listen)\b"
+    r"|\bsurely you(?:'ve| have)? (?:heard|know|seen)\b|\byou do realise\b"
+    r"|\byou(?:'re| are) (?:really |just )?not getting (?:this|it)\b|\btell me you're joking\b"
+    r"|\bis this really the level\b|\bare we still on the same question\b|\bwhy would you ever\b"
+    r"|\bwho taught you that\b|\byou(?:'re| are) (?:just )?guessing\b|\bmy (?:nephew|niece|kid"
+    r"|son|daughter|gran|grandmother|mum|dad) could\b|\bfirst-week stuff\b|\bthis is basic\b"
+    r"|\bfirst-year (?:apprentice|student) (?:would|could|knows|should)\b|\bexpecting (?:a lot "
+    r"|much )?more\b"
+    r"|\bi was hoping for (?:something )?(?:a bit |a lot )?(?:less|more|better)\b"
+    r"|\bi(?:'m| am) (?:a bit |quite |really )?disappointed\b|\bpainful to listen to\b"
+    r"|\bsounds made up\b|\bbeginner's mistake\b|\ba (?:bit of a )?silly thing\b"
+    r"|\bgive (?:that|you) a zero\b|\bnever (?:actually )?set foot\b"
+    r"|\bone way to lose a\b|\bpretend i didn't hear\b|\bnot waste time on\b"
+    r"|\bget someone killed\b|\bbold choice\b|\bi'll just put 'no idea'")
+"""Dismissal by sarcasm, a rhetorical challenge or a belittling comparison ("Surely you've
+heard of GDPR?", "My nephew could tell you that", "Did you actually read the job description?")."""
 DISMISSIVE_VERDICT = re.compile(
     rf"{_SUBJECT}(?:'s|'re|'ve| is| are| was| were| have| had| would| just| really)?\b"
     rf".{{0,50}}?\b{_NEGATIVE}"
@@ -116,11 +142,14 @@ DISMISSIVE_VERDICT = re.compile(
 
 
 def praise(statements: list[str]) -> str | None:
-    return _first(PRAISE_VERDICT, statements)
+    return _first(PRAISE_VERDICT, statements) or _first(PRAISE_IDIOMS, statements)
 
 
-def dismissal(statements: list[str]) -> str | None:
-    return _first(DISMISSIVE_VERDICT, statements)
+def dismissal(statements: list[str], said: list[str] = ()) -> str | None:
+    """A dismissive verdict in a statement, or an idiom of dismissal in any sentence
+    (``said``: the turn's sentences, questions included, for rhetorical challenges)."""
+    return _first(DISMISSIVE_VERDICT, statements) or _first(DISMISSIVE_IDIOMS, [*statements,
+                                                                              *said])
 
 
 def _first(pattern: re.Pattern[str], statements: list[str]) -> str | None:
