@@ -84,6 +84,20 @@ def test_a_decline_that_still_asks_is_no_closer(reply):
     ("Just so you know, you're up against two internal applicants.", Rule.OFF_LIMITS),
     ("What's the lowest you'd accept?", Rule.OFF_LIMITS),
     ("What made you pick nursing, and what keeps you in it?", Rule.MULTIPLE_QUESTIONS),
+    # round 8: sarcasm, rhetorical challenges and belittling comparisons
+    ("Surely you've heard of the Equality Act?", Rule.DISMISSIVE),
+    ("My niece could tell you that, and she's nine.", Rule.DISMISSIVE),
+    ("Did you actually read the brief before today?", Rule.DISMISSIVE),
+    # praise in idioms without an evaluative word
+    ("You've made my job easy today.", Rule.PRAISE),
+    ("Gold star for the allergen check.", Rule.PRAISE),
+    # hints announced or slipped in
+    ("Little clue: look at who signed the delivery note.", Rule.HINT),
+    ("A binary search would save you that second loop.", Rule.HINT),
+    # restating a list back
+    ("Right, so: lock the till, count the float, then the banking. Have I got that right?",
+     Rule.RESTATING),
+    ("What you're describing is a canary release.", Rule.RESTATING),
 ])
 def test_wider_guardrail_forms(turn, rule):
     assert rule in rule_matches(turn)
@@ -99,6 +113,10 @@ def test_wider_guardrail_forms(turn, rule):
     ("What were you up against in that project?", Rule.OFF_LIMITS),
     ("Don't forget it's a timed exercise.", Rule.DISMISSIVE),
     ("Your team did well to ship it. What was your part?", Rule.PRAISE),
+    ("How would you explain recursion to a first-year student?", Rule.DISMISSIVE),
+    ("You said you'd call the duty manager. At what point would you call the police?",
+     Rule.RESTATING),
+    ("How do you keep your team from feeling their job is easy to lose?", Rule.PRAISE),
 ])
 def test_the_same_words_in_another_sense(turn, rule):
     assert rule not in rule_matches(turn)
@@ -142,33 +160,3 @@ def test_a_reply_that_names_its_turn_by_id_is_refused(tmp_path):
     ]) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match="field 'after'.*turn id.*turn's text"):
         load_corpus(corpus)
-
-
-@pytest.mark.parametrize(("turn", "rule"), [
-    # round 8: sarcasm, rhetorical challenges and belittling comparisons
-    ("Surely you've heard of the Equality Act?", Rule.DISMISSIVE),
-    ("My niece could tell you that, and she's nine.", Rule.DISMISSIVE),
-    ("Did you actually read the brief before today?", Rule.DISMISSIVE),
-    # praise in idioms without an evaluative word
-    ("You've made my job easy today.", Rule.PRAISE),
-    ("Gold star for the allergen check.", Rule.PRAISE),
-    # hints announced or slipped in
-    ("Little clue: look at who signed the delivery note.", Rule.HINT),
-    ("A binary search would save you that second loop.", Rule.HINT),
-    # restating a list back
-    ("Right, so: lock the till, count the float, then the banking. Have I got that right?",
-     Rule.RESTATING),
-    ("What you're describing is a canary release.", Rule.RESTATING),
-])
-def test_round_8_guardrail_forms(turn, rule):
-    assert rule in rule_matches(turn)
-
-
-@pytest.mark.parametrize(("turn", "rule"), [
-    ("How would you explain recursion to a first-year student?", Rule.DISMISSIVE),
-    ("You said you'd call the duty manager. At what point would you call the police?",
-     Rule.RESTATING),
-    ("How do you keep your team from feeling their job is easy to lose?", Rule.PRAISE),
-])
-def test_round_8_near_misses(turn, rule):
-    assert rule not in rule_matches(turn)
