@@ -194,3 +194,47 @@ def test_the_second_annotators_agreement_on_the_holdout_is_what_the_docs_show(co
     assert shown in DOCS.read_text(encoding="utf-8")
     assert {item.id for item, _ in second_labels(corpus, second)} == {
         i.id for i in corpus if i.id.startswith("h7-")}
+
+
+def _eval(*argv: str):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "interviewsim.agent.language_eval", *argv],
+                          capture_output=True, text=True, check=False)
+
+
+def test_the_evaluation_command_explains_itself_and_refuses_bad_corpora_in_one_line(
+        tmp_path: Path) -> None:
+    shown = _eval("--help")
+    assert shown.returncode == 0 and "--errors SPLIT" in shown.stdout
+    missing = _eval(str(tmp_path / "nope.jsonl"))
+    assert missing.returncode == 1 and "nope.jsonl" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "t", "kind": "turn", "text": "Hi", "hard": false}\n'
+                   '{"id": "u", "kind": "turn", "text": "Go on", "hard": "maybe"}\n',
+                   encoding="utf-8")
+    wrong = _eval(str(bad))
+    assert wrong.returncode == 1 and "Traceback" not in wrong.stderr
+    assert "bad.jsonl: line 2: field 'hard'" in wrong.stderr
+    bad.write_text("not json\n", encoding="utf-8")
+    broken = _eval(str(bad))
+    assert broken.returncode == 1 and "line 1" in broken.stderr
+    assert "Traceback" not in broken.stderr
+
+
+def test_errors_lists_every_disagreement_on_the_split_it_is_asked_for(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(item.model_dump_json() + "\n" for item in [
+        CorpusItem(id="d-1", kind="turn", hard=False, question=True, split="dev",
+                   text="Brilliant, you nailed it. Next: how would you test it?"),
+        CorpusItem(id="d-2", kind="turn", hard=False, question=True, split="dev",
+                   guardrails=[Rule.PRAISE], text="How would you test it?"),
+        CorpusItem(id="t-1", kind="turn", hard=False, question=True, split="train",
+                   guardrails=[Rule.PRAISE], text="How would you deploy it?"),
+    ]), encoding="utf-8")
+    listed = _eval(str(corpus), "--errors", "dev")
+    assert listed.returncode == 0, listed.stderr
+    assert "- praise, missed: `d-2`" in listed.stdout
+    assert "- praise, false alarm: `d-1`" in listed.stdout
+    assert "t-1" not in listed.stdout

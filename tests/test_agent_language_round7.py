@@ -147,6 +147,13 @@ def test_reply_near_misses(reply, signal):
     assert signal not in rule_signals(reply, TECH)
 
 
+@pytest.mark.parametrize("reply", ["", "   ", "um", "..."])
+def test_silence_and_fillers_carry_no_signal_and_never_raise(reply):
+    # an empty reply once made the self-answer check zip two sequences of unequal length
+    assert rule_signals(reply, TECH) == frozenset()
+    assert rule_signals(reply, HANDOVER) == frozenset()
+
+
 def test_a_reply_that_names_its_turn_by_id_is_refused(tmp_path):
     import json
 

@@ -10,18 +10,20 @@ rate by several points per item.
 ``python -m interviewsim.agent.language_eval CORPUS`` prints the tables docs/AGENT.md shows:
 one per split, then a sample of errors per class (from ``dev``: the holdout is only counted).
 ``... CORPUS --second FILE`` prints how far a second annotator's labels of some items agree
-with the corpus's (:func:`agreement_report`).
+with the corpus's (:func:`agreement_report`); ``--errors SPLIT`` lists every error on a split;
+``--help`` says all of it.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from interviewsim.agent.config import SETTINGS_PATH, load_agent_settings
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule
@@ -29,7 +31,7 @@ from interviewsim.agent.language_fallback import LanguageFallback
 from interviewsim.agent.signals import Signal, detect_signals, invites_questions
 from interviewsim.config.params import load_params
 from interviewsim.data.jsonio import read_jsonl
-from interviewsim.errors import ConfigError, Problem
+from interviewsim.errors import ConfigError, InputError, Problem
 from interviewsim.llm import ModelHub
 from interviewsim.text.discourse import is_question
 
@@ -74,11 +76,19 @@ class CorpusItem(BaseModel):
 def load_corpus(path: str | Path) -> list[CorpusItem]:
     """The corpus's items; a reply's ``after`` must be the turn's text, not its id (an id
     would read as a turn that invites nothing, and every closer after it would be missed)."""
-    items = [CorpusItem.model_validate(row) for row in read_jsonl(Path(path))]
+    items = []
+    for line, row in enumerate(read_jsonl(Path(path)), 1):
+        try:
+            items.append(CorpusItem.model_validate(row))
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            field = ".".join(str(part) for part in problem["loc"])
+            raise ValueError(f"line {line}: field {field!r}: {problem['msg']} (the format: "
+                             "docs/AGENT.md, 'Reading what was said')") from None
     ids = {i.id for i in items}
     wrong = [i.id for i in items if i.after in ids]
     if wrong:
-        raise ValueError(f"{path}: field 'after' of {len(wrong)} replies ({wrong[0]}, ...) is a "
+        raise ValueError(f"field 'after' of {len(wrong)} replies ({wrong[0]}, ...) is a "
                          "turn id; write the interviewer turn's text there instead")
     return items
 
@@ -250,18 +260,51 @@ def fallback_report(items: Sequence[CorpusItem], params_path: str = "params.yaml
         return report(items, fallback)
 
 
+def all_errors(items: Sequence[CorpusItem], split: str) -> str:
+    """Every miss and false alarm on one split, per class (``--errors SPLIT``)."""
+    part = predictions(i for i in items if i.split == split)
+    return "\n".join(error_sample(part, shown=len(part))) or "no errors"
+
+
+def parser() -> argparse.ArgumentParser:
+    cli = argparse.ArgumentParser(
+        prog="python -m interviewsim.agent.language_eval",
+        description="Per-class precision and recall (95% Wilson intervals) of the agent's "
+                    "language layer on a labelled corpus, per split, as docs/AGENT.md shows.")
+    cli.add_argument("corpus", help="the corpus, JSON Lines "
+                     "(tests/data/agent_language_corpus.jsonl)")
+    what = cli.add_mutually_exclusive_group()
+    what.add_argument("--second", metavar="FILE",
+                      help="a second annotator's labels: print their agreement instead")
+    what.add_argument("--fallback", metavar="AGENT_YAML", nargs="?", const="",
+                      help="measure with agent.yaml's language_fallback model behind the "
+                           "layer (params.yaml of the working directory)")
+    what.add_argument("--errors", metavar="SPLIT", choices=SPLITS,
+                      help="list every miss and false alarm on SPLIT (reading the holdout's "
+                           "errors spends it: it must then become train)")
+    return cli
+
+
 def main(argv: Sequence[str]) -> None:
-    """``CORPUS`` prints :func:`report`; ``CORPUS --second FILE`` :func:`agreement_report`;
-    ``CORPUS --fallback [AGENT_YAML]`` the report with the fallback model (params.yaml of the
-    working directory)."""
-    items = load_corpus(argv[0])
-    if argv[1:2] == ["--second"]:
-        print(agreement_report(items, argv[2]))
-    elif argv[1:2] == ["--fallback"]:
+    """``CORPUS`` prints :func:`report`; ``--second FILE`` :func:`agreement_report`;
+    ``--fallback [AGENT_YAML]`` the report with the fallback model; ``--errors SPLIT``
+    :func:`all_errors`. A corpus that cannot be read exits 1 with one line naming it."""
+    args = parser().parse_args(list(argv))
+    try:
+        items = load_corpus(args.corpus)
+    except InputError as exc:
+        sys.exit(f"error: {exc}")
+    except (OSError, ValueError) as exc:
+        sys.exit(f"error: {args.corpus}: {exc}")
+    if args.second:
+        print(agreement_report(items, args.second))
+    elif args.fallback is not None:
         try:
-            print(fallback_report(items, settings_path=argv[2] if argv[2:] else None))
+            print(fallback_report(items, settings_path=args.fallback or None))
         except ConfigError as exc:
             sys.exit(f"error: {exc}")
+    elif args.errors:
+        print(all_errors(items, args.errors))
     else:
         print(report(items))
 

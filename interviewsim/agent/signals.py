@@ -336,7 +336,7 @@ def rule_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
     asked = [s for s in said if s.asks and not s.reports]
     found: set[Signal] = set()
     # a question its speaker answers at once ("Did I pass? Yes, first time") asks nothing
-    own = tuple(s for s, after in zip(said, (*said[1:], None), strict=True)
+    own = tuple(s for s, after in zip(said, (*said[1:], None)[:len(said)], strict=True)
                 if after is None or not _SELF_ANSWER_YES.match(after.raw.lower()))
     progress = any(s.asks and _PROGRESS.search(s.core) for s in own if not s.reports) or any(
         asks_progress(c, True) for c in _asked_clauses(own)) or any(
