@@ -38,6 +38,8 @@ from dataclasses import dataclass, replace
 from interviewsim.prep.alternatives import OPEN_ALTERNATIVE
 from interviewsim.prep.caps import (
     bar_rule,
+    both_parts,
+    both_rule,
     credential_rule,
     denied_rule,
     phrase_rule,
@@ -194,7 +196,10 @@ def judge(requirement: str, readings: Sequence[Reading], frequencies: DocumentFr
         judgment = phrase_rule(requirement, judgment, readings)
     judged = bar_rule(requirement, years_rule(requirement, judgment), readings)
     judged = credential_rule(requirement, judged, readings)
-    judged = denied_rule(judged, weights, readings)
+    judged = denied_rule(judged, weights, readings, _GENERIC_STEMS)
+    both = both_parts(requirement)
+    if both:
+        judged = both_rule(judged, [(p, frozenset(content_stems(p))) for p in both], readings)
     if not groups:
         judged = wording_rule(requirement, judged, claimed, readings)
     return replace(judged, quote=_quote(judged, readings, groups, claimed))

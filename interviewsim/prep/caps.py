@@ -1,7 +1,7 @@
 """The rules that turn a FULL into PARTIAL after the matching (:mod:`.attestation`, rules 4-6):
 a compound said only apart, fewer years than asked, a smaller count than the posting's bar,
-the requirement's rarest term denied anywhere in the evidence, and a word it cannot do
-without left out."""
+the requirement's rarest term denied anywhere in the evidence, a word it cannot do without
+left out, and one half of "both X and Y" unsaid."""
 
 from __future__ import annotations
 
@@ -63,11 +63,13 @@ def bar_rule(requirement: str, judgment: Judgment, readings: Sequence[Reading]) 
                    f"{short}", missing=short)
 
 
-def denied_rule(judgment: Judgment, weights: dict[str, float], readings: Sequence[Reading]
-                 ) -> Judgment:
+def denied_rule(judgment: Judgment, weights: dict[str, float], readings: Sequence[Reading],
+                generic: frozenset[str] = frozenset()) -> Judgment:
     """FULL becomes PARTIAL when a negation anywhere in the evidence denies the requirement's
     most specific term (its rarest content word) and no item affirms it: "I have never worked
-    with robotic milkers" beside "I milk twice a day" attests milking, not robotic milking."""
+    with robotic milkers" beside "I milk twice a day" attests milking, not robotic milking;
+    and when a cited item denies any other (not ``generic``) word of the requirement that
+    none of the cited items affirms."""
     if judgment.coverage != "FULL" or not weights:
         return judgment
     top = max(weights.values())
@@ -75,6 +77,13 @@ def denied_rule(judgment: Judgment, weights: dict[str, float], readings: Sequenc
     affirmed = frozenset().union(*(c.stems for r in readings for c in r.clauses))
     denied = {t: r.item_id for r in readings for t in sorted(r.denied_objects & specific)
               if t not in affirmed}
+    # a cited item that denies another word of the requirement ("I did the NEBOSH Award, but
+    # not the full General Certificate") attests only the rest of it
+    cited = [r for r in readings if r.item_id in judgment.cited]
+    said = frozenset().union(*(c.stems for r in cited for c in r.clauses)) if cited else (
+        frozenset())
+    denied |= {t: r.item_id for r in cited for t in sorted(r.denied_objects & set(weights))
+               if t not in said and t not in generic and t not in denied}
     if not denied:
         return judgment
     said = ", ".join(f"{t} (denied by {i})" for t, i in sorted(denied.items()))
@@ -139,3 +148,37 @@ def credential_rule(requirement: str, judgment: Judgment, readings: Sequence[Rea
     return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; but no cited item "
                    "says it holds the credential the posting asks for",
                    missing="the credential itself")
+
+
+_BOTH = re.compile(r"\bboth\s+(.+?)\s+and\s+(.+?)(?=\s*[,.;:]|\s+(?:for|to|with|in|at|on|"
+                   r"from|across)\s|$)", re.I)
+
+
+BOTH_MIN_WORDS = 3
+"""Two things named: at least three words between them (two single words are two ways)."""
+
+
+def both_parts(requirement: str) -> tuple[str, str] | None:
+    """The two things a requirement asks for with "both X and Y" ("set and run both CNC
+    lathes and machining centres"), or None."""
+    found = _BOTH.search(requirement)
+    if not found or len(found.group(1).split()) + len(found.group(2).split()) < BOTH_MIN_WORDS:
+        return None  # "in English, both written and spoken" says how, not two things
+    return found.group(1), found.group(2)
+
+
+def both_rule(judgment: Judgment, parts: Sequence[tuple[str, frozenset[str]]],
+              readings: Sequence[Reading]) -> Judgment:
+    """FULL becomes PARTIAL when the posting asks for both of two things (``parts``: each
+    one's words and content stems) and no cited clause that asserts outright says a word of
+    one of them: "both" is the posting saying one is not enough."""
+    if judgment.coverage != "FULL" or len(parts) != 2 or not all(p for _, p in parts):
+        return judgment
+    cited = [c for r in readings if r.item_id in judgment.cited for c in r.clauses
+             if c.qualified is None]
+    seen = frozenset().union(*(c.stems for c in cited)) if cited else frozenset()
+    lacking = [words for words, stems in parts if not stems & seen]
+    if not lacking:
+        return judgment
+    return replace(judgment, coverage="PARTIAL", reason=f"{judgment.reason}; the posting asks "
+                   f"for both, and no cited clause says {lacking[0]}", missing=lacking[0])

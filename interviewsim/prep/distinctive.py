@@ -61,8 +61,10 @@ practical relevant similar related equivalent including includes include plus mi
 demonstrated track record background using use used work worked working team teams environment
 fast-paced etc e.g i.e senior junior mid-level role roles job company day days also need needs
 needed someone somebody candidate candidates successful ideal ideally person individual
+month months week weeks last past recent recently within
 """.split())
-"""Words that say how much, not what: alone they can never make a requirement met."""
+"""Words that say how much or how recently, not what ("in the last 12 months"): alone they
+can never make a requirement met."""
 
 _YEARS = re.compile(
     r"\b(\d{1,2}|" + "|".join(WORD_VALUES) + r"|a decade)\s*(\+|-\s*\d{1,2}|plus)?\s*"

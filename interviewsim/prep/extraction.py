@@ -54,9 +54,11 @@ _BUNDLE = re.compile(r";\s+|,\s+as\s+(?:is|are)\s+|,\s+(?:together|along)\s+with
                      r"(?:Level\s+\d|qualification|certificate|licence|license|degree|diploma))|"
                      r",\s+(?:and\s+|or\s+)?(?="
                      + _CLAUSE_START + r")|,?\s+and\s+(?=who\s|(?:have|hold)\s+(?:a|an|the|"
-                     r"passing|current|valid)\s)", re.I)
+                     r"passing|current|valid)\s)|,\s+and\s+(?=(?:experience|knowledge|"
+                     r"familiarity|exposure)\s+(?:of|with|in)\s)", re.I)
 """Also a second relative clause ("someone who holds X and who is comfortable with Y") and a
-second verb phrase of having ("hold a licence ... and have passing scores on ...")."""
+second verb phrase of having ("hold a licence ... and have passing scores on ..."), and a
+second thing asked after a comma ("French or German, and experience of mentoring ...")."""
 _SUBORDINATE = re.compile(r"^(?:because|as|when|if|since|while|although|though|whether)\b",
                           re.I)
 MIN_PART_WORDS = 3
@@ -94,10 +96,13 @@ def split_bundle(sentence: str) -> list[str]:
 
 
 _INTRO = re.compile(r"^(?:we\s+are|we're|we)\s+(?:looking|seeking|hiring|searching)\b"
-                    r"(?!.*\b(?:at\s+least\s+\w+\s+years?|\d+\+?\s+years?|years?\s+of)\b)",
+                    r"(?!.*\b(?:at\s+least\s+\w+\s+years?|\d+\+?\s+years?|years?\s+of|"
+                    r"(?:someone|somebody|a\s+\w+|an\s+\w+)\s+who\s+(?:has|have)\s+(?:\w+ly\s+)?"
+                    r"(?:\w+ed|written|done|run|led|held|built|taught|driven|seen|worked))\b)",
                     re.I)
 """An introduction of the role ("We're looking for a nurse to join the ward"), not one that
-asks for something ("We're looking for at least 4 years of …")."""
+asks for something ("We're looking for at least 4 years of …", "We are looking for someone
+who has written both property and casualty business, …": experience already had)."""
 
 
 def _wanted(kind: SectionKind, sentence: str, listed: bool) -> SectionKind | None:

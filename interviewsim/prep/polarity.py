@@ -104,7 +104,9 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     _rule("a lapsed or past credential", "denial",
           r"\b(?:expired|lapsed|revoked|suspended|inactive|out of date|no longer|used to "
           r"(?:hold|have|be)|previously (?:held|had|certified|licen[cs]ed|registered)|formerly"
-          r"|let (?:it|them|my \w+(?: \w+)?) (?:lapse|expire)|ran out|run out)\b"),
+          r"|let (?:it|them|my \w+(?: \w+)?) (?:lapse|expire)|ran out|run out)\b|"
+          r"\b(?:sold|gave up|given up|got rid of|handed back|returned) (?:my|our|the) "
+          r"(?:\w+ )?(?:car|van|vehicle|bike|licen[cs]e|card|membership|registration)\b"),
     _rule("exposure only", "denial",
           r"\b(?:read|heard|learned|learnt|know) (?:up )?(?:a (?:bit|little) )?(?:about|of|"
           r"on)\b|\b(?:am|'m) aware of\b|\bshadow(?:ed|ing)\b|\bsat in on\b|"
@@ -133,6 +135,10 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
           r"\bwithout (?:any )?(?:\w+[ -]){0,2}?" + _EXPERIENCE_NOUN + r"\b|\b(?:have|has|had|"
           r"hold|held|got|gained) (?:no|none|nothing)\b|\bnone of\b|\black(?:s|ed|ing)?\b|"
           r"\bunfamiliar with\b|\blittle (?:or no )?(?:\w+ )?" + _EXPERIENCE_NOUN + r"\b"),
+    _rule("a negated existence or identity", "denial",
+          r"\b(?:there|it|that|this|they|which|ours|mine)\s+(?:is|are|was|were|'s|'re)\s*"
+          r"(?:n't|not)\b|\b(?:isn't|aren't|wasn't|weren't)\s+(?:a|an|the|any|one|single|"
+          r"even)\b|\bnot (?:a single|one|even one)\b"),
     _rule("a negated experience predicate", "denial",
           r"^(?:not|never)\b|\b(?:i|i've|i'd|i'm|we|we've|we're|my|our)\b[^.;:,]{0,30}?"
           r"(?:\bnever\b|\bnot\b|n't\b)|(?:\bnever|\bnot|n't)\s+(?:\w+\s+){0,2}?"
@@ -142,6 +148,9 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
 """Checked in this order; the first that fires names the construction."""
 _PRONOUN_OBJECT = re.compile(r"(?:\bnever|\bnot|n't)\s+(?:\w+\s+){0,3}?\w+\s+(?:it|them|one|"
                              r"this|that|these|those|any)\b(?!\s+\w*[A-Z0-9])|"
+                             r"^(?:no|zero|not much|little)\s+(?:\w+[ -]){0,3}?" + _EXPERIENCE_NOUN
+                             + r"\s+(?:with|on|in|of|to|using|doing)\s+(?:it|them|this|that|"
+                             r"these|those)\b|"
                              r"\b(?:let|allowed|left) (?:it|them|this|that) (?:to )?(?:lapse|"
                              r"expire|run out)\b|\b(?:it|they|this|that) (?:has |have |had )?"
                              r"(?:lapsed|expired|ran out|run out)\b|\b(?:failed|didn't pass|"
@@ -155,7 +164,7 @@ the sentence ("but did not pass the land law unit") says how it ended."""
 _CLAUSE_BREAK = re.compile(
     r"\s*[;()\u2014\u2013]\s*|(?<!\d):(?!\d)\s*|\s+-\s+|\s+\b(?:but|although|though|however|whereas|"
     r"except)\b\s*|(?<!assisted)(?<!helped)(?<!supported)\s+\bwhile\b\s*|"
-    r",\s*(?=(?:never|not|no|although|though|but|yet|who|and (?:I )?(?:never|not|would|hope|"
+    r",\s*(?=(?:never|not|no|although|though|yet|who|and (?:I )?(?:never|not|would|hope|"
     r"want|plan|will))\b)|\s+(?=and (?:I )?(?:would|'d|hope|want|plan|intend|am hoping|"
     r"'m hoping)\b)", re.I)
 """Clause boundaries; "assisted while the consultant ran it" stays one clause (exposure only),
@@ -176,7 +185,8 @@ class SetAside:
     ("robotic milkers"); empty for other reasons."""
 
 
-OBJECT_DENIALS = frozenset({"a negated experience predicate", "no or without + experience noun"})
+OBJECT_DENIALS = frozenset({"a negated experience predicate", "no or without + experience noun",
+                            "a negated existence or identity"})
 """The constructions whose words after the match are the thing denied."""
 
 
