@@ -98,6 +98,27 @@ def test_a_decline_that_still_asks_is_no_closer(reply):
     ("Right, so: lock the till, count the float, then the banking. Have I got that right?",
      Rule.RESTATING),
     ("What you're describing is a canary release.", Rule.RESTATING),
+    # round 9: impatience, doubt of ability and sarcasm as dismissal
+    ("Could you get to the point, please?", Rule.DISMISSIVE),
+    ("Nobody in their right mind would ship that on a Friday.", Rule.DISMISSIVE),
+    ("I don't think you really understand what a lien is.", Rule.DISMISSIVE),
+    ("That's a school-level answer, frankly.", Rule.DISMISSIVE),
+    ("Oh sure, just email the whole customer list. That fixes everything.", Rule.DISMISSIVE),
+    # praise without an evaluative adjective
+    ("Correct.", Rule.PRAISE),
+    ("Nicely argued. Next one.", Rule.PRAISE),
+    ("You're already thinking like a site manager.", Rule.PRAISE),
+    ("Not many people spot the VAT trap.", Rule.PRAISE),
+    # a pointer at the candidate's own work, or the crux named
+    ("Check your units before you go on.", Rule.HINT),
+    ("Think about who holds the keys overnight.", Rule.HINT),
+    ("A good nurse would probably ask about allergies first.", Rule.HINT),
+    ("It's less about the software and more about who signs the order.", Rule.HINT),
+    # pay, perks, competition and the decision in other words
+    ("What sort of figure would you be after?", Rule.OFF_LIMITS),
+    ("You'd get a company van, by the way.", Rule.OFF_LIMITS),
+    ("Between us, you're one of three left.", Rule.OFF_LIMITS),
+    ("We usually make decisions within a week.", Rule.OFF_LIMITS),
 ])
 def test_wider_guardrail_forms(turn, rule):
     assert rule in rule_matches(turn)
@@ -117,6 +138,10 @@ def test_wider_guardrail_forms(turn, rule):
     ("You said you'd call the duty manager. At what point would you call the police?",
      Rule.RESTATING),
     ("How do you keep your team from feeling their job is easy to lose?", Rule.PRAISE),
+    ("Think about a time you disagreed with a manager. What happened?", Rule.HINT),
+    ("Picture yourself on your first week here. What do you do first?", Rule.HINT),
+    ("Is the audit trail correct in your view?", Rule.PRAISE),
+    ("How would you handle a customer asking about the staff discount?", Rule.OFF_LIMITS),
 ])
 def test_the_same_words_in_another_sense(turn, rule):
     assert rule not in rule_matches(turn)
@@ -130,6 +155,9 @@ def test_the_same_words_in_another_sense(turn, rule):
     ("Is it something to do with the clock skew?", Signal.HINT_REQUEST),
     ("Throw me a bone?", Signal.HINT_REQUEST),
     ("Did that last one sink me?", Signal.PROGRESS_QUESTION),
+    ("Would I be right to call the manager first?", Signal.HINT_REQUEST),
+    ("Could you give me a clue which column it's in?", Signal.HINT_REQUEST),
+    ("Sorry, the deposit? Is that what you're pointing at?", Signal.HINT_REQUEST),
     ("Where do I stand right now, would you say?", Signal.PROGRESS_QUESTION),
     ("I should mention I'd need at least sixty-five to make the move.", Signal.OFF_LIMITS),
 ])
@@ -142,6 +170,7 @@ def test_wider_reply_forms(reply, signal):
     ("The client asked me to tell them if I was on the right track with the budget.",
      Signal.PROGRESS_QUESTION),
     ("Did I pass? Yes, first time, back in 2019.", Signal.PROGRESS_QUESTION),
+    ("Do you think I'm what you're looking for?", Signal.HINT_REQUEST),
 ])
 def test_reply_near_misses(reply, signal):
     assert signal not in rule_signals(reply, TECH)

@@ -49,5 +49,12 @@ HELP_FORMS = re.compile(
     r"|whether|if (?:my|i'm))\b|\bwhich would you (?:prefer|do|pick)\b|\bdo you think i should\b"
     r"|\b(?:can|could) you remind me\b|\btip of my tongue\b|\bi'd love a hint\b"
     r"|\bgive me an example input\b|\bi'm at a loss\b|\bdunno which\b|\bif you were me\b"
-    r"|\bwhat's the name of the thing\b|\bam i missing something\b|\bthat i'm missing\b")
+    r"|\bwhat's the name of the thing\b|\bam i missing something\b|\bthat i'm missing\b"
+    r"|\bwhat you(?:'re| are| were)? (?:fishing|pointing|getting|driving|angling) (?:for"
+    r"|at)\b|\bwhat you'd (?:normally |usually )?(?:expect|want|like) me to\b"
+    r"|\bwhich (?:way|one) you'd want\b|\bwhat tone you want\b|\bis that (?:the"
+    r" bit|the sort of thing|the kind of thing|what) you mean\b|\b(?:am|would) i (?:be )?right"
+    r" (?:that|to|in)\b|\bon the right (?:road|lines|path)\b|\bgive me a (?:clue|hint|pointer"
+    r"|steer)\b|\bwalk me through how you'd\b|\bwhere would an? [\w-]+(?: [\w-]+)? (?:begin"
+    r"|start)\b|\bis the (?:right )?answer\b|\bwhere's a sensible place to start\b")
 """A request for direction on the problem in hand, put as a question about the approach."""

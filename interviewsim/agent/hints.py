@@ -75,5 +75,17 @@ HINT_FORMS = re.compile(
     r"|\bwould save you\b|^go back to\b|^glance at\b|\bi'd use [\w-]+ for this\b"
     r"|^make sure you(?:'re| are)? (?:counting|checking|including)\b|\byou might want to check\b"
     r"|\bthere's a standard (?:formula|way|approach|method)\b|\bit's (?:really )?just a [\w-]+"
-    r" (?:table|problem|lookup|loop|map|queue|stack)\b")
+    r" (?:table|problem|lookup|loop|map|queue|stack)\b"
+    r"|^(?:look at|check|recheck|re-check|revisit) (?:your|the (?:sign|units?|date|order|base"
+    r" case|loop|boundary))\b|^think about (?!(?:a|an|the) (?:time|occasion|situation|moment)"
+    r"\b|your (?:career|last|previous|current)\b)|^picture (?!yourself\b)"
+    r"|\bis your friend here\b|\bit's easy to forget\b|\bwhat i'd be worried about\b"
+    r"|\b(?:is|are) (?:the thing|what) (?:that )?should (?:be )?worry\w*\b|\bmatters more than"
+    r" you(?:'re| are)\b|\bin my experience the [\w-]+ is usually\b|\bmost (?:good |experienced"
+    r" )?[\w-]+(?: [\w-]+)? would (?:go|start|check|look|ask)\b|\ba good [\w-]+ would\b"
+    r"|\byou might want to (?:re\w+|look|check|think)\b|\bother way round\b|\bsure about the"
+    r" (?:sign|units?|order|direction)\b|\bwhat would an? [\w -]{1,20} save you\b|\bcould an?"
+    r" [\w-]+(?: [\w-]+)? (?:get rid of|replace|remove|speed up|avoid)\b|\bthere's a"
+    r" (?:regulation|rule|law|standard|formula|policy) for (?:exactly )?this\b|\bit's less about"
+    r" (?:the )?[\w-]+ and more about\b")
 """Forms of a hint that name or give away part of the solution."""

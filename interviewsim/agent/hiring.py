@@ -95,7 +95,14 @@ _MORE_WORDS = re.compile(
     r"|the only one still|someone ahead of me|how i compare with|(?:with|to) other candidates"
     r"|close to (?:a )?decid\w*|competing offer|another offer|sign on bonus|pay better than"
     r"|the package|what's on the table|how many (?:people )?you've seen"
-    r"|in the final round|the rest of the people)")
+    r"|in the final round|the rest of the people"
+    r"|what (?:kind of |sort of )?figure would you|how much would you need|(?:a bit |a little"
+    r" )?less than you're on|the going rate|company (?:van|car)|fuel card|one of (?:two|three"
+    r"|four|\d) (?:left|still in)|hear from hr|make (?:a |our )?decisions? within|interviewed"
+    r" (?:about |around )?(?:a dozen|\w+) people|the (?:second|third|fourth|fifth|sixth|\w+th)"
+    r" person i've seen|coming back for the second round|cheaper than the (?:last|other)"
+    r"|bursary|laundry allowance|free meals|staff (?:night out|discount)|on a lot more"
+    r"|the grade for this post|uniform'?s? (?:is )?provided)")
 """More of the same: the competition in numbers, the figure asked for, an offer's timing."""
 _OWN_WORK = re.compile(
     r"^(?:(?:so|um|uh|okay|right|and|now|yeah),? )*(?:design|build|write|implement|model|create"

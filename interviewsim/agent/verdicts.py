@@ -94,7 +94,18 @@ PRAISE_IDIOMS = re.compile(
     r"|\bmaking this (?:very |really )?easy for me\b|\bhow rarely i hear\b|\bgold star\b"
     r"|\b(?:really |very )?mature answer\b|\bcouldn't fault\b|^dead right\b"
     r"|\bsensible,? that's what i'd do\b|\bwhat a senior would say\b|\bi'd have you start\b"
-    r"|\bgiven me everything i need\b|\bhow many people miss that\.? you didn't\b")
+    r"|\bgiven me everything i need\b|\bhow many people miss that\.? you didn't\b"
+    r"|^(?:yep,? |yes,? )?that's it,? exactly\b|\bthat's the whole answer\b"
+    r"|^(?:good|great|sound|sharp|nice) instincts?\b|\b(?:very |really )?nicely (?:reasoned"
+    r"|argued|explained|done)\b|^correct(?:amundo|o)?[.!]*$|^(?:that's|that is) correct[.!]*$"
+    r"|\byou(?:'re| are) (?:clearly |easily )?(?:the|one of the) (?:most|best|strongest)\b"
+    r"|\byou(?:'re| are) (?:already )?thinking like an? [\w-]+\b|\byou'd fit right in\b"
+    r"|\bi'd trust you\b|\byou(?:'re| are) overqualified\b|\bbetter than (?:what )?(?:our"
+    r"|most|anyone)\b|\bnot many people (?:get|got|spot|see|think|manage)\b|\bnobody else"
+    r" (?:has|had) (?:mentioned|spotted|got|said|thought)\b|\bfirst person (?:today |all day )?"
+    r"(?:to|who)\b|\bcome and teach\b|\bso glowing\b|\bhit every point\b"
+    r"|\btop of the (?:class|list|pile)\b|\bmore experience than anyone\b"
+    r"|\bthat's an? (?:five|ten|nine|eight|[5-9]|10),? easily\b")
 """Praise in idioms that carry no evaluative word ("You've made my job easy", "Gold star")."""
 DISMISSIVE_IDIOMS = re.compile(
     r"\b(?:did|do) you (?:actually|even|really) (?:read|know|understand|prepare|listen)\b"
@@ -110,7 +121,23 @@ DISMISSIVE_IDIOMS = re.compile(
     r"|\bsounds made up\b|\bbeginner's mistake\b|\ba (?:bit of a )?silly thing\b"
     r"|\bgive (?:that|you) a zero\b|\bnever (?:actually )?set foot\b"
     r"|\bone way to lose a\b|\bpretend i didn't hear\b|\bnot waste time on\b"
-    r"|\bget someone killed\b|\bbold choice\b|\bi'll just put 'no idea'")
+    r"|\bget someone killed\b|\bbold choice\b|\bi'll just put 'no idea'"
+    r"|\b(?:try to|please) keep up\b|\bget to the point\b|\bi asked (?:you )?a (?:simple"
+    r"|straightforward|basic) question\b|\blet's not waste (?:any more |more )?time\b"
+    r"|\b(?:i'm going to|let me|i'll) stop you (?:right )?there\b|\bnone of (?:that|this) is"
+    r" relevant\b|\bnot what i'd expect from\b|\bis that (?:honestly|really|seriously"
+    r"|genuinely) (?:your|the) best\b|\byour (?:cv|resume|application) (?:promised|suggested"
+    r"|claimed)\b|\bnot sure why you applied\b|\bdumb (?:it|this) down\b|\bi'll be generous\b"
+    r"|\b(?:gcse|school|student|entry|first-year|beginner|kindergarten|primary)-level answer\b"
+    r"|\b(?:nobody|no one|no-one) in (?:their right mind|[\w-]+(?: [\w-]+)?) would\b"
+    r"|\byou(?:'re| are|'ve got to be) kidding\b|^(?:oh,? )?seriously\?|^\*?sigh\*?\b|^ugh\b"
+    r"|^okaa+y\b|^oh,? sure\b|\bthat fixes everything\b|^great,? another\b"
+    r"|\byou clearly (?:haven't|have not|don't|didn't)\b|\bi don't think you (?:really "
+    r"|actually |fully )?(?:understand|know|get)\b|\b(?:that|this|your) answer (?:worries"
+    r"|concerns|bothers) me\b|\bpainful to watch\b|\bround in circles\b|\byou'd last"
+    r" (?:about )?(?:a|one) (?:day|week|shift)\b|\ba terrible idea\b|\bthat's what people say"
+    r" when\b|\bcome on,? (?:you (?:must|should|have to) know|it's)\b|\bplease don't tell me\b"
+    r"|\b(?:pretty )?middling\b")
 """Dismissal by sarcasm, a rhetorical challenge or a belittling comparison ("Surely you've
 heard of GDPR?", "My nephew could tell you that", "Did you actually read the job description?")."""
 DISMISSIVE_VERDICT = re.compile(
