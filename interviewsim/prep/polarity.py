@@ -72,14 +72,17 @@ def _rule(name: str, reason: Reason, pattern: str) -> Construction:
 
 CONSTRUCTIONS: tuple[Construction, ...] = (
     _rule("a wish or hope", "wish",
-          r"\b(?:would|'d|should) (?:like|love|enjoy|relish|welcome|be (?:keen|happy|glad|"
-          r"interested|excited))\b|\b(?:keen|eager|interested|excited|hoping|hopeful|desire)"
+          r"\b(?:would|'d|should) (?:most |really |quite |very much |dearly |so )?(?:like|love|"
+          r"enjoy|relish|welcome|be (?:keen|happy|glad|interested|excited))\b|"
+          r"\b(?:keep|kept|been|am|'m) meaning to\b|\bgrow into\b|"
+          r"\b(?:keen|eager|interested|excited|hoping|hopeful|desire)"
           r" (?:to|in|on)\b|\b(?:hope|want|wants|wish|wishes|long|aspire|aspiring) to\b|"
           r"\binterested in\b|\bwould be keen\b|\bone day\b|\bsome ?day\b"),
     _rule("a plan or intention", "wish",
           r"\b(?:plan|plans|planning|planned|intend|intends|intending|aim|aims|aiming|"
           r"mean|looking|expect|expecting|set) to\b|\b(?:goal|ambition|aim|plan|intention|"
-          r"next step) (?:is|was) to\b|\b(?:next )?on my (?:list|radar|to-do|roadmap)\b|"
+          r"next step) (?:is|was) to\b|"
+          r"\b(?:next )?on my (?:[\w-]+ )?(?:list|radar|to-do|roadmap)\b|"
           r"\bin the future\b|\bconsidering\b|\bthinking (?:about|of)\b|\blooking forward to\b"),
     _rule("a future or scheduled step", "wish",
           r"\b(?:will|'ll|shall|going to|about to|due to|scheduled to|set to|booked to|"
@@ -119,9 +122,18 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
           r"[^.;:]{0,30}?\b(?:exam|test|assessment|certification|certificate|course|module|"
           r"paper|audit|unit|part|section|practical|check ?ride|it|them)s?\b|"
           r"\bmissed the pass(?:ing)? (?:mark|grade|score)\b|\bfell "
-          r"(?:just )?short of the pass\b|\bunsuccessful (?:attempt|sitting|application)\b"),
+          r"(?:just )?short of the pass\b|\bunsuccessful (?:attempt|sitting|application)\b|"
+          r"\b(?:i|i've|i have|i had|i'd)\s+(?:\w+\s+)?(?:failed|flunked)\b(?!\s+(?:over|back|"
+          r"to|safe|open|closed|fast|gracefully)\b)"),
+    _rule("avoided or beyond me", "denial",
+          r"\b(?:duck(?:ed)? out of|steer(?:ed)? clear of|sh(?:y|ied) away from|tend(?:ed)? to "
+          r"(?:duck|avoid|dodge|skip)|passed me by|(?:a )?(?:black box|mystery|closed book) to "
+          r"me|(?:beyond|over) my head|out of my depth|(?:haven't|have not|never) got round "
+          r"to)\b"),
     _rule("someone else did it", "denial",
           r"^who\b|"  # a relative clause ("handed it to the developers, who did the profiling")
+          r"\b(?:hand|hands|handed|pass|passes|passed) (?:it|them|those|these)(?: straight| right)?"
+          r"(?: over| off| on)? to (?:the|our|a|an|my)\b|"
           r"\b" + _OTHERS + r"\s+(?:\w+\s+){0,2}?(?:did|does|handled|handles|ran|runs|owned|"
           r"owns|managed|manages|looked after|wrote|built|led|leads|set up|configured|kept|"
           r"took care|performed|performs|did all|signed off|made)\b|\b(?:looked after|taken "
@@ -186,7 +198,7 @@ class SetAside:
 
 
 OBJECT_DENIALS = frozenset({"a negated experience predicate", "no or without + experience noun",
-                            "a negated existence or identity"})
+                            "a negated existence or identity", "a failed attempt"})
 """The constructions whose words after the match are the thing denied."""
 
 
