@@ -123,7 +123,8 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
           r"paper|audit|unit|part|section|practical|check ?ride|it|them)s?\b|"
           r"\bmissed the pass(?:ing)? (?:mark|grade|score)\b|\bfell "
           r"(?:just )?short of the pass\b|\bunsuccessful (?:attempt|sitting|application)\b|"
-          r"\b(?:i|i've|i have|i had|i'd)\s+(?:\w+\s+)?(?:failed|flunked)\b(?!\s+(?:over|back|"
+          r"\b(?:i|i've|i have|i had|i'd)\s+(?:(?:also|then|just|actually|already|even|sadly)"
+          r"\s+)?(?:failed|flunked)\b(?!\s+(?:over|back|"
           r"to|safe|open|closed|fast|gracefully)\b)"),
     _rule("avoided or beyond me", "denial",
           r"\b(?:duck(?:ed)? out of|steer(?:ed)? clear of|sh(?:y|ied) away from|tend(?:ed)? to "
@@ -132,7 +133,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
           r"to)\b"),
     _rule("someone else did it", "denial",
           r"^who\b|"  # a relative clause ("handed it to the developers, who did the profiling")
-          r"\b(?:hand|hands|handed|pass|passes|passed) (?:it|them|those|these)(?: straight| right)?"
+          r"\b(?:hand|hands|handed) (?:it|them|those|these)(?: straight| right)?"
           r"(?: over| off| on)? to (?:the|our|a|an|my)\b|"
           r"\b" + _OTHERS + r"\s+(?:\w+\s+){0,2}?(?:did|does|handled|handles|ran|runs|owned|"
           r"owns|managed|manages|looked after|wrote|built|led|leads|set up|configured|kept|"
