@@ -119,6 +119,19 @@ def test_a_decline_that_still_asks_is_no_closer(reply):
     ("You'd get a company van, by the way.", Rule.OFF_LIMITS),
     ("Between us, you're one of three left.", Rule.OFF_LIMITS),
     ("We usually make decisions within a week.", Rule.OFF_LIMITS),
+    # round 10: sarcasm said with praise words is dismissal; more praise, dismissal and hints
+    ("Lovely, so we'd just skip the risk assessment then.", Rule.DISMISSIVE),
+    ("So you'd rather wing it than read the manual. Great.", Rule.DISMISSIVE),
+    ("That's the clearest account of a recall I've heard this month.", Rule.PRAISE),
+    ("Kudos for spotting the allergen issue.", Rule.PRAISE),
+    ("Yes, your drip-rate working is right. Carry on.", Rule.PRAISE),
+    ("That's cute, but the auditors would tear it apart.", Rule.DISMISSIVE),
+    ("That would get a resident hurt.", Rule.DISMISSIVE),
+    ("You're dithering. Pick one.", Rule.DISMISSIVE),
+    ("Have you heard of the five whys?", Rule.HINT),
+    ("A good place to start is the purchase ledger.", Rule.HINT),
+    ("Go back and read the brief again, especially the bit about weekly totals.", Rule.HINT),
+    ("Some people find it easier to start from the end date.", Rule.HINT),
 ])
 def test_wider_guardrail_forms(turn, rule):
     assert rule in rule_matches(turn)
@@ -142,6 +155,10 @@ def test_wider_guardrail_forms(turn, rule):
     ("Picture yourself on your first week here. What do you do first?", Rule.HINT),
     ("Is the audit trail correct in your view?", Rule.PRAISE),
     ("How would you handle a customer asking about the staff discount?", Rule.OFF_LIMITS),
+    ("Lovely, so we'd just skip the risk assessment then.", Rule.PRAISE),
+    ("Great, let's get started. Tell me about your last role.", Rule.PRAISE),
+    ("Brilliant, the screen share is working. Walk me through the deck.", Rule.PRAISE),
+    ("I'll be noting whether you mention stakeholders.", Rule.HINT),
 ])
 def test_the_same_words_in_another_sense(turn, rule):
     assert rule not in rule_matches(turn)
@@ -158,6 +175,12 @@ def test_the_same_words_in_another_sense(turn, rule):
     ("Would I be right to call the manager first?", Signal.HINT_REQUEST),
     ("Could you give me a clue which column it's in?", Signal.HINT_REQUEST),
     ("Sorry, the deposit? Is that what you're pointing at?", Signal.HINT_REQUEST),
+    ("Could I get a clue? I'm properly stuck.", Signal.HINT_REQUEST),
+    ("A lien is about security over goods... is that in the right area?", Signal.HINT_REQUEST),
+    ("Quick one, how's the interview going from your side?", Signal.PROGRESS_QUESTION),
+    ("Did the practical go alright?", Signal.PROGRESS_QUESTION),
+    ("Honestly, am I in with a shot?", Signal.PROGRESS_QUESTION),
+    ("Was the length right? I worried it ran over.", Signal.PROGRESS_QUESTION),
     ("Where do I stand right now, would you say?", Signal.PROGRESS_QUESTION),
     ("I should mention I'd need at least sixty-five to make the move.", Signal.OFF_LIMITS),
 ])
@@ -171,6 +194,7 @@ def test_wider_reply_forms(reply, signal):
      Signal.PROGRESS_QUESTION),
     ("Did I pass? Yes, first time, back in 2019.", Signal.PROGRESS_QUESTION),
     ("Do you think I'm what you're looking for?", Signal.HINT_REQUEST),
+    ("Go on, what's the answer you're looking for?", Signal.PROGRESS_QUESTION),
 ])
 def test_reply_near_misses(reply, signal):
     assert signal not in rule_signals(reply, TECH)

@@ -56,5 +56,14 @@ HELP_FORMS = re.compile(
     r" bit|the sort of thing|the kind of thing|what) you mean\b|\b(?:am|would) i (?:be )?right"
     r" (?:that|to|in)\b|\bon the right (?:road|lines|path)\b|\bgive me a (?:clue|hint|pointer"
     r"|steer)\b|\bwalk me through how you'd\b|\bwhere would an? [\w-]+(?: [\w-]+)? (?:begin"
-    r"|start)\b|\bis the (?:right )?answer\b|\bwhere's a sensible place to start\b")
+    r"|start)\b|\bis the (?:right )?answer\b|\bwhere's a sensible place to start\b"
+    r"|\bsanity-check\b|\bi'm fishing\b|\bthe kind of thing you"
+    r" mean\b|\banswer you're (?:expecting|after|marking for)\b|\bis that the sort of thing\b"
+    r"|\bone word to go on\b|\bor is it just\b|\bwhere would (?:the|it|that) (?:usually )?"
+    r"(?:\w+ )?come from\b|\bvalue a pointer\b|\bshow me how you'd start\b"
+    r"|\b(?:can|could|may) i (?:get|have)"
+    r" a (?:clue|hint|pointer|nudge)\b|\bhow would you say it\b|\bin the right (?:area|postcode"
+    r"|ballpark|direction)\b|\ba typical [\w -]{1,20} i should be\b|\bwould most [\w-]+ \w+\b"
+    r"|\bgive me a steer\b|\btell me if that's a dead end\b|\bi'm guessing\b|\byou'd expect me"
+    r" to mention\b|\bwould it be cheating to ask\b")
 """A request for direction on the problem in hand, put as a question about the approach."""

@@ -87,5 +87,16 @@ HINT_FORMS = re.compile(
     r" (?:sign|units?|order|direction)\b|\bwhat would an? [\w -]{1,20} save you\b|\bcould an?"
     r" [\w-]+(?: [\w-]+)? (?:get rid of|replace|remove|speed up|avoid)\b|\bthere's a"
     r" (?:regulation|rule|law|standard|formula|policy) for (?:exactly )?this\b|\bit's less about"
-    r" (?:the )?[\w-]+ and more about\b")
+    r" (?:the )?[\w-]+ and more about\b"
+    r"|\bmention (?:the |a |an |your )?[\w -]{1,30} and you'll\b|\bhave you heard of\b"
+    r"|\ba good place to start is\b|^(?:begin|start) (?:at|with|from) the\b|\bjust use (?:the|a"
+    r"|an)\b|\byou see where i'm going\b|^ask yourself\b|^think of it (?:less |more )?as\b"
+    r"|\b(?:that'll|that will|it'll|gets?) (?:get )?you (?:most of the way|halfway|extra credit)\b"
+    r"|\bwhat would happen to your\b|^go back and (?:read|check|look)\b|\bsome people find it"
+    r" easier to\b|\bthe answer(?:'s| is) (?:hiding|hidden|sitting) in\b|\bif you just follow\b"
+    r"|\bwhat do your [\w-]+ tell you\b|^imagine you're the one\b|\bthe one thing every\b"
+    r"|^check the [\w-]+(?: [\w-]+)? again\b|\bmaybe revisit\b|\bin one pass\b|\beverything"
+    r" you need (?:is )?in the\b|\bthere's a (?:well-known|standard|classic) [\w -]{1,30}"
+    r"(?:formula|rule|case|method|theorem) that\b|^rather than [\w ]{1,40}, what about\b"
+)
 """Forms of a hint that name or give away part of the solution."""

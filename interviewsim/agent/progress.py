@@ -74,7 +74,19 @@ _FORMS = re.compile(
     r"|\bis it bad that i\b"
     r"|\banything i'm missing that you need\b|\bif (?:my|that|i(?:'m| am| was| did))\b"
     r"(?!.*\bon the (?:good|right)\b).{0,40}\b"
-    r"(?:good|enough|correct|right|terrible|okay|ok|clear|level)\b")
+    r"(?:good|enough|correct|right|terrible|okay|ok|clear|level)\b"
+    r"|\bhow(?:'s| is| has) (?:the|my|this) (?:interview|session|day|assessment|practical"
+    r"|presentation) (?:been )?(?:going|gone)\b|\bis my (?:performance|answer|work) (?:\w+ )?"
+    r"(?:satisfactory|acceptable|okay|ok|alright|fine)\b|\b(?:did|has|was) (?:the|my) [\w-]+"
+    r"(?: [\w-]+)? (?:go|gone|went|been) (?:alright|ok|okay|well|down well|badly)\b|\b(?:am i"
+    r"|i'm) in with a (?:shot|chance)\b|\bdid i (?:seem|sound|come across) (?:too )?\w+\b"
+    r"|\bwas (?:the|my) (?:length|pace|timing|level|tone|detail) (?:right|okay|ok|alright)\b"
+    r"|\b(?:get|earn|lose|cost) me (?:the |any )?(?:marks|points)\b|\bare you (?:scoring"
+    r"|marking|grading|rating) (?:these|this|us|them)\b|\bwasn't a disaster\b|\bhas it been"
+    r" (?:obvious|noticeable)\b|\bgot the (?:last|first) one wrong\b|\b(?:answer|thing) you're"
+    r" (?:marking|scoring) for\b|\binteresting good or\b|\bgo down well\b|\bwas my"
+    r" [\w -]{1,30} (?:okay|ok|alright|good enough|any good)\b|\bscoring [\w-]+ more than\b"
+    r"|\brank us\b|\bthe (?:score|result|mark)s?\?*$")
 """The forms of a question about the candidate's own performance or its assessment."""
 
 

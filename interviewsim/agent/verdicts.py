@@ -57,7 +57,10 @@ PRAISE_VERDICT = re.compile(
     rf"{_SUBJECT}(?:'s|'re|'ve| is| are| was| were| have| had| did| really| clearly| just"
     rf"| obviously| certainly)?\b(?:(?!\bnot\b|n't\b|\bnever\b|\bnothing\b).){{0,60}}?\b{_POSITIVE}"
     r"|^(?:very good|very nice|super helpful|cracking|sweet|nice catch|tr[eè]s bien|bravo"
-    r"|nailed|love the way|good thinking|smart|clever|wow|brilliant)\b"
+    r"|nailed|love the way|good thinking|smart|clever|wow|brilliant)\b(?![,.!]*\s*(?:let(?:'s"
+    r"| us) (?:get started|begin|start|kick off|get going)|so (?:we|you|that's the)"
+    r"|the [\w-]+(?: [\w-]+)?(?:'s| is| are)|we're|we can"
+    r"|shall we)\b)"
     r"|^i (?:really )?(?:like|love) (?:that|the way|how) you\b"
     r"|^i couldn't have put it better\b|^now we're talking\b"
     r"|^(?:quite right|jolly good|too right|hats off|(?:yep,? )?spot on|not bad(?: at all)?(?:,|$)"
@@ -105,8 +108,26 @@ PRAISE_IDIOMS = re.compile(
     r" (?:has|had) (?:mentioned|spotted|got|said|thought)\b|\bfirst person (?:today |all day )?"
     r"(?:to|who)\b|\bcome and teach\b|\bso glowing\b|\bhit every point\b"
     r"|\btop of the (?:class|list|pile)\b|\bmore experience than anyone\b"
-    r"|\bthat's an? (?:five|ten|nine|eight|[5-9]|10),? easily\b")
+    r"|\bthat's an? (?:five|ten|nine|eight|[5-9]|10),? easily\b"
+    r"|\b(?:absolutely|totally|completely|really) nailed\b|\bnailed (?:that|it)\b"
+    r"|\bthe (?:cleanest|clearest|best|strongest|most \w+) (?:[\w-]+ ){0,4}i've (?:heard|seen"
+    r"|had)\b|\bone of the best i've heard\b|\bthe kind of answer (?:our|my) (?:senior|best"
+    r"|top)\b|^look at you\b|\bkudos\b|\bi hadn't thought of\b|\byou've been (?:terrific"
+    r"|great|brilliant|excellent|fantastic|amazing|superb)\b|\byou'd be (?:amazing|brilliant"
+    r"|fantastic|an asset|a real asset)\b|^i (?:really )?like you\b|\bi was hoping someone"
+    r" would say that\b|^(?:beautifully|wonderfully|brilliantly|nicely|perfectly) put\b"
+    r"|^smashing\b|\bsay (?:that|this) was (?:brilliant|great|excellent|superb)\b"
+    r"|\b(?:precisely|exactly) the (?:[\w-]+ )?i had in mind\b|\bmy pick so far\b"
+    r"|\bmiles ahead\b|\byour [\w -]{1,30} (?:is|was) (?:right|correct|spot on)\b"
+    r"|\bseen enough to know you're\b|\bdon't see how they won't\b")
 """Praise in idioms that carry no evaluative word ("You've made my job easy", "Gold star")."""
+SARCASM_FORMS = (r"|^(?:brilliant|great|sweet|lovely|perfect|wonderful|fantastic|excellent"
+                 r"|super)[,.!]* so (?:you'd|we'd|you|we) (?:just|rather|simply)\b"
+                 r"|^(?:so )?you'd (?:rather|just)\b.*\b(?:great|brilliant|lovely|wonderful|perfect"
+                 r"|super)[.!]*$|\? wow[.!]*$")
+"""Praise words said in sarcasm ("Brilliant, so we'd just ignore the fire regs then"): dismissal,
+and never praise."""
+_SARCASM = re.compile(SARCASM_FORMS[1:])
 DISMISSIVE_IDIOMS = re.compile(
     r"\b(?:did|do) you (?:actually|even|really) (?:read|know|understand|prepare|listen)\b"
     r"|\bsurely you(?:'ve| have)? (?:heard|know|seen)\b|\byou do realise\b"
@@ -137,7 +158,17 @@ DISMISSIVE_IDIOMS = re.compile(
     r"|concerns|bothers) me\b|\bpainful to watch\b|\bround in circles\b|\byou'd last"
     r" (?:about )?(?:a|one) (?:day|week|shift)\b|\ba terrible idea\b|\bthat's what people say"
     r" when\b|\bcome on,? (?:you (?:must|should|have to) know|it's)\b|\bplease don't tell me\b"
-    r"|\b(?:pretty )?middling\b")
+    r"|\b(?:pretty )?middling\b"
+    r"|\bwhere did you get that idea\b|\blet me guess,? you\b|\bthat's cute,? but\b"
+    r"|\bworse than the last\b|\bdidn't understand a word\b|\bdon't think you understood\b"
+    r"|\bgets? (?:firms|people|you|us) (?:struck off|sued|sacked|fired)\b|\bno,? silly\b"
+    r"|\bif it were (?:19|20)\d\d\b|\bnot even in the ballpark\b|\bnot (?:really )?listening"
+    r" to\b|\bbit embarrassing\b|\bisn't going anywhere\b|\bvery basic only\b|\bget a"
+    r" (?:patient|child|resident|someone) (?:killed|hurt)\b|^sure,? if you want\b|\byou can do"
+    r" better than that\b|\bapplied for the right job\b|\bsomething a bit more\b"
+    r"|\bthink before you speak\b|\btechnically an answer\b|\byou do know what\b"
+    r"|\bthe weakest part\b|\byou're dithering\b|\blosing patience\b|\bplease don't say\b"
+    r"|\bthat was thin\b|\b(?:please )?tell me you wouldn't\b" + SARCASM_FORMS)
 """Dismissal by sarcasm, a rhetorical challenge or a belittling comparison ("Surely you've
 heard of GDPR?", "My nephew could tell you that", "Did you actually read the job description?")."""
 DISMISSIVE_VERDICT = re.compile(
@@ -170,6 +201,11 @@ DISMISSIVE_VERDICT = re.compile(
 
 def praise(statements: list[str]) -> str | None:
     return _first(PRAISE_VERDICT, statements) or _first(PRAISE_IDIOMS, statements)
+
+
+def sarcastic(text: str) -> bool:
+    """Whether a turn says its praise words in sarcasm (:data:`SARCASM_FORMS`)."""
+    return bool(_SARCASM.search(text))
 
 
 def dismissal(statements: list[str], said: list[str] = ()) -> str | None:
