@@ -22,7 +22,7 @@ from interviewsim.agent.language_model import model, turn_features, turn_labels
 from interviewsim.agent.leaks import LEAK_FORMS
 from interviewsim.agent.restating import restatement
 from interviewsim.agent.signals import OTHER_CANDIDATES, PAY_TOPIC, Signal
-from interviewsim.agent.verdicts import dismissal, praise, sarcastic
+from interviewsim.agent.verdicts import LOGISTICS, dismissal, praise, sarcastic
 from interviewsim.text.discourse import Sentence, head_noun, question_count, sentences
 from interviewsim.text.ngrams import hashed
 
@@ -59,10 +59,7 @@ _SUBJECT = (r"(?:^|[,;:\u2014] |\b(?:and|but) )(?:no,? )?(?:that|this|it|you|you
 is about *this* answer, so the subject is deictic and starts its clause ("Excellent, that's
 right"), unlike "the data was wrong" or "users said it was wrong"."""
 _PRAISE = (
-    re.compile(rf"^{_PRAISE_WORD}(?:\s*(?:[!,.;:\u2014]|$)(?!\s*(?:let(?:'s| us) (?:get started"
-               r"|begin|start|kick off|get going)|so (?:we|you"
-               r"|that's the)|the [\w-]+(?: [\w-]+)?(?:'s| is| are)|we're|we can|shall we)\b)"
-               r"| (?:answer"
+    re.compile(rf"^{_PRAISE_WORD}(?:\s*(?:[!,.;:\u2014]|$)(?!\s*{LOGISTICS})| (?:answer"
                r"|point|question|job|work|one|example|thinking|explanation|stuff)\b)"),
     re.compile(rf"{_SUBJECT}(?: (?:a|an|really|very|so|such a|truly|just|quite|pretty))* "
                rf"(?:{_PRAISE_WORD}|right\s*(?:[!,.;]|$)|correct\s*(?:[!,.;]|$))"),

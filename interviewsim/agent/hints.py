@@ -97,6 +97,5 @@ HINT_FORMS = re.compile(
     r"|\bwhat do your [\w-]+ tell you\b|^imagine you're the one\b|\bthe one thing every\b"
     r"|^check the [\w-]+(?: [\w-]+)? again\b|\bmaybe revisit\b|\bin one pass\b|\beverything"
     r" you need (?:is )?in the\b|\bthere's a (?:well-known|standard|classic) [\w -]{1,30}"
-    r"(?:formula|rule|case|method|theorem) that\b|^rather than [\w ]{1,40}, what about\b"
-)
+    r"(?:formula|rule|case|method|theorem) that\b|^rather than [\w ]{1,40}, what about\b")
 """Forms of a hint that name or give away part of the solution."""

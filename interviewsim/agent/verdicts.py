@@ -53,14 +53,15 @@ _NEGATIVE = (
     r"|too hard for you|(?:clearly )?never worked|a (?:lot|lot of words) for not much"
     r"|isn't a (?:great|good) sign|a textbook example of what not to do|skipped the most important"
     r"|(?:can't|cannot) just)\b")
+LOGISTICS = (r"(?:let(?:'s| us) (?:get started|begin|start|kick off|get going)|so (?:we|you"
+             r"|that's the)|the [\w-]+(?: [\w-]+)?(?:'s| is| are)|we're|we can|shall we)\b")
+"""What follows a praise word that opens logistics, not a verdict ("Great, let's get started",
+"Brilliant, the projector's working")."""
 PRAISE_VERDICT = re.compile(
     rf"{_SUBJECT}(?:'s|'re|'ve| is| are| was| were| have| had| did| really| clearly| just"
     rf"| obviously| certainly)?\b(?:(?!\bnot\b|n't\b|\bnever\b|\bnothing\b).){{0,60}}?\b{_POSITIVE}"
     r"|^(?:very good|very nice|super helpful|cracking|sweet|nice catch|tr[eè]s bien|bravo"
-    r"|nailed|love the way|good thinking|smart|clever|wow|brilliant)\b(?![,.!]*\s*(?:let(?:'s"
-    r"| us) (?:get started|begin|start|kick off|get going)|so (?:we|you|that's the)"
-    r"|the [\w-]+(?: [\w-]+)?(?:'s| is| are)|we're|we can"
-    r"|shall we)\b)"
+    rf"|nailed|love the way|good thinking|smart|clever|wow|brilliant)\b(?![,.!]*\s*{LOGISTICS})"
     r"|^i (?:really )?(?:like|love) (?:that|the way|how) you\b"
     r"|^i couldn't have put it better\b|^now we're talking\b"
     r"|^(?:quite right|jolly good|too right|hats off|(?:yep,? )?spot on|not bad(?: at all)?(?:,|$)"
@@ -121,13 +122,13 @@ PRAISE_IDIOMS = re.compile(
     r"|\bmiles ahead\b|\byour [\w -]{1,30} (?:is|was) (?:right|correct|spot on)\b"
     r"|\bseen enough to know you're\b|\bdon't see how they won't\b")
 """Praise in idioms that carry no evaluative word ("You've made my job easy", "Gold star")."""
-SARCASM_FORMS = (r"|^(?:brilliant|great|sweet|lovely|perfect|wonderful|fantastic|excellent"
+SARCASM_FORMS = (r"^(?:brilliant|great|sweet|lovely|perfect|wonderful|fantastic|excellent"
                  r"|super)[,.!]* so (?:you'd|we'd|you|we) (?:just|rather|simply)\b"
                  r"|^(?:so )?you'd (?:rather|just)\b.*\b(?:great|brilliant|lovely|wonderful|perfect"
                  r"|super)[.!]*$|\? wow[.!]*$")
 """Praise words said in sarcasm ("Brilliant, so we'd just ignore the fire regs then"): dismissal,
 and never praise."""
-_SARCASM = re.compile(SARCASM_FORMS[1:])
+_SARCASM = re.compile(SARCASM_FORMS)
 DISMISSIVE_IDIOMS = re.compile(
     r"\b(?:did|do) you (?:actually|even|really) (?:read|know|understand|prepare|listen)\b"
     r"|\bsurely you(?:'ve| have)? (?:heard|know|seen)\b|\byou do realise\b"
@@ -168,7 +169,7 @@ DISMISSIVE_IDIOMS = re.compile(
     r" better than that\b|\bapplied for the right job\b|\bsomething a bit more\b"
     r"|\bthink before you speak\b|\btechnically an answer\b|\byou do know what\b"
     r"|\bthe weakest part\b|\byou're dithering\b|\blosing patience\b|\bplease don't say\b"
-    r"|\bthat was thin\b|\b(?:please )?tell me you wouldn't\b" + SARCASM_FORMS)
+    r"|\bthat was thin\b|\b(?:please )?tell me you wouldn't\b|" + SARCASM_FORMS)
 """Dismissal by sarcasm, a rhetorical challenge or a belittling comparison ("Surely you've
 heard of GDPR?", "My nephew could tell you that", "Did you actually read the job description?")."""
 DISMISSIVE_VERDICT = re.compile(
