@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from interviewsim.agent.guardrails import Rule, rule_matches
-from interviewsim.agent.language_train import _threshold
+from interviewsim.agent.language_train import choose
 from interviewsim.agent.signals import Signal, rule_signals
 
 TECH = "Find the k largest numbers in a stream."
@@ -64,17 +64,25 @@ def test_clarifications_self_answered_guesses_and_work_stories_carry_no_signal(r
     assert rule_signals(reply, TECH) == frozenset()
 
 
-def test_a_label_whose_rules_are_imprecise_still_gets_a_model_threshold():
-    """Rules half right on four items, the model right on three more: judged on the union the
-    model could never reach 0.95; judged on what it adds, it gets the lowest threshold."""
-    rules = [{"x"}, {"x"}, {"x"}, {"x"}, set(), set(), set(), set()]
-    gold = [{"x"}, {"x"}, set(), set(), {"x"}, {"x"}, {"x"}, set()]
-    probs = np.array([0.1, 0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.2])
-    assert _threshold("x", probs, rules, gold) == 0.30
+def test_a_label_whose_rules_are_imprecise_is_left_to_the_model():
+    """Rules half right on eight items, the model right on six more: the rules are not precise
+    enough on writers the model never read, so the model decides alone, at its lowest
+    threshold that is precise."""
+    rules = [{"x"}] * 8 + [set()] * 8
+    gold = [{"x"}] * 4 + [set()] * 4 + [{"x"}] * 6 + [set()] * 2
+    probs = np.array([0.9] * 4 + [0.1] * 4 + [0.8] * 6 + [0.3, 0.2])
+    assert choose("x", probs, rules, gold, min_fired=4) == (0.35, "model")
 
 
 def test_where_the_rules_are_precise_the_union_must_stay_precise():
-    rules = [{"x"}, {"x"}, {"x"}, {"x"}, set(), set()]
-    gold = [{"x"}, {"x"}, {"x"}, {"x"}, {"x"}, set()]
-    probs = np.array([0.1, 0.1, 0.1, 0.1, 0.9, 0.5])
-    assert _threshold("x", probs, rules, gold) == 0.55
+    rules = [{"x"}] * 4 + [set()] * 3
+    gold = [{"x"}] * 5 + [set()] * 2
+    probs = np.array([0.1] * 4 + [0.9, 0.5, 0.45])
+    assert choose("x", probs, rules, gold, min_fired=4) == (0.55, "union")
+
+
+def test_a_label_nothing_makes_precise_takes_its_most_precise_threshold():
+    rules = [set()] * 6  # rules that never fire are precise: the union is the model alone
+    gold = [{"x"}, set(), {"x"}, set(), set(), set()]
+    probs = np.array([0.9, 0.85, 0.8, 0.5, 0.5, 0.2])
+    assert choose("x", probs, rules, gold, min_fired=2) == (0.55, "union")

@@ -233,14 +233,15 @@ def score_case(case: Case, requirements: Sequence[Requirement], verdicts: Sequen
             tally.errors.append((f"{case.name}: {label.key_phrase}", label.verdict, shown[hit]))
 
 
-def pipeline_run(path: Literal["lexical", "llm"], client: AskingClient | None,
+def pipeline_run(path: Literal["lexical", "llm", "encoder"], client: AskingClient | None,
                  settings: PrepSettings) -> Run:
-    """The ``prep match`` graph on one path (extraction and matching alike)."""
+    """The ``prep match`` graph on one path (``lexical`` and ``llm``: extraction and matching
+    alike; ``encoder``: lexical extraction, the encoder matcher)."""
 
     def run(posting: str, evidence: list[EvidenceItem]
             ) -> tuple[list[Requirement], list[Verdict]]:
         state = PrepState(posting=posting, base_evidence=evidence, settings=settings,
-                          extractor=path, matcher=path)
+                          extractor="lexical" if path == "encoder" else path, matcher=path)
         outcome = run_match(state, client)
         return (state.requirements, state.matches) if outcome.valid else ([], [])
 

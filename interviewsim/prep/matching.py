@@ -33,7 +33,7 @@ from interviewsim.prep.models import (
 from interviewsim.prep.reading import Reading, read_item
 from interviewsim.text.coverage import DocumentFrequencies, terms
 
-Matcher = Literal["lexical", "llm"]
+Matcher = Literal["lexical", "llm", "encoder"]
 
 
 def matched_fields(item: EvidenceItem) -> list[tuple[str, str]]:

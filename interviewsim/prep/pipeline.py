@@ -20,6 +20,7 @@ from typing import Literal
 from interviewsim.llm.asking import AskingClient
 from interviewsim.prep import clarify, gates
 from interviewsim.prep.assessment import assess
+from interviewsim.prep.encoder_match import match_encoder
 from interviewsim.prep.extraction import Extractor, extract_lexical, extract_llm
 from interviewsim.prep.generation import focus_payload, parse_round, write_questions, write_strategy
 from interviewsim.prep.graph import END, Graph, Route
@@ -159,6 +160,9 @@ class Nodes:
             *gates.extraction_gate(state.requirements, state.posting, state.settings)]
 
     def match(self, state: PrepState) -> None:
+        if state.matcher == "encoder":
+            state.matches = match_encoder(state.requirements, state.evidence, state.settings)
+            return
         if state.matcher == "lexical":
             if state.term_weights is None:
                 state.term_weights = reference_frequencies(state.base_evidence)

@@ -44,8 +44,10 @@ def _inputs(func: Callable) -> Callable:
                           "pair, citing its qa_id."),
         click.option("--extractor", type=click.Choice(["lexical", "llm"]), default="lexical",
                      show_default=True, help="How requirements are extracted."),
-        click.option("--matcher", type=click.Choice(["lexical", "llm"]), default="lexical",
-                     show_default=True, help="How requirements are matched to evidence."),
+        click.option("--matcher", type=click.Choice(["lexical", "llm", "encoder"]),
+                     default="lexical", show_default=True,
+                     help="How requirements are matched to evidence (encoder: the fine-tuned "
+                          "sentence encoder, no model server)."),
         click.option("--threshold", type=click.FloatRange(0, 1), default=0.30,
                      show_default=True, help="Lexical coverage needed for FULL."),
         click.option("--max-tokens", type=click.IntRange(1), default=2048, show_default=True,
@@ -198,9 +200,10 @@ def run(posting: Path, evidence: Path | None, personality: Path | None, extracto
 @prep.command(name="eval")
 @click.argument("set_dir", metavar="SET", type=click.Path(exists=True, file_okay=False,
                                                            path_type=Path))
-@click.option("--path", "paths", type=click.Choice(["lexical", "llm"]), multiple=True,
-              default=("lexical",), show_default=True,
-              help="Which path to score (repeat for both; llm uses the configured model).")
+@click.option("--path", "paths", type=click.Choice(["lexical", "llm", "encoder"]),
+              multiple=True, default=("lexical",), show_default=True,
+              help="Which path to score (repeat for several; llm uses the configured model, "
+                   "encoder is lexical extraction with the encoder matcher).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.30, show_default=True,
               help="Lexical coverage needed for FULL.")
 @click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
