@@ -13,10 +13,12 @@ setup: $(VENV)/.installed
 
 # llama-cpp-python first, from a portable wheel (tools/install-llama-runtime.sh says why); the
 # project install then finds it satisfied and never compiles a native one.
-$(VENV)/.installed: pyproject.toml Makefile tools/install-llama-runtime.sh
+# The sentence encoder's two files (83 MB wheel, no PyTorch) go into the venv's share/ folder.
+$(VENV)/.installed: pyproject.toml Makefile tools/install-llama-runtime.sh tools/install-encoder.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	tools/install-llama-runtime.sh $(BIN)/python
+	tools/install-encoder.sh $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@
 

@@ -37,3 +37,21 @@ def _no_proxy_from_the_machine(monkeypatch) -> None:
     between a test and its loopback mock endpoint (tests/test_proxy.py sets its own)."""
     for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def base_encoder():
+    """The base sentence encoder (read once a test session)."""
+    from interviewsim.text.encoder import Encoder, base_files
+    return Encoder(*base_files())
+
+
+@pytest.fixture
+def use(monkeypatch):
+    """``use(classifier)``: the agent's language layer reads with ``classifier`` for this test
+    (tests/language_doubles.py builds fixed ones)."""
+    from interviewsim.agent import language_model
+
+    def install(classifier) -> None:
+        monkeypatch.setattr(language_model, "classifier", lambda: classifier)
+    return install

@@ -24,6 +24,7 @@ from interviewsim.agent.signals import Signal, detect_signals
 from interviewsim.config.params import Params
 from interviewsim.errors import ConfigError
 from interviewsim.llm.types import ChatRequest
+from tests.language_doubles import fixed
 from tests.test_agent_support import PersonaScript, ScriptedCandidate, make_hub
 
 LABELS: dict[str, list[str]] = {
@@ -70,7 +71,14 @@ def fallback(tmp_path: Path, answer=labeller) -> tuple[LanguageFallback, Recorde
     return LanguageFallback(hub.client(model, label="language")), recorder, hub
 
 
-def test_the_fallback_adds_what_rules_and_n_grams_miss_and_names_itself(tmp_path):
+@pytest.fixture(autouse=True)
+def encoder_finds_nothing(use, base_encoder):
+    """The encoder finds nothing unless a test says otherwise: what the fallback does is then
+    all that differs (and no test depends on the committed weights)."""
+    use(fixed(base_encoder))
+
+
+def test_the_fallback_adds_what_rules_and_the_encoder_miss_and_names_itself(tmp_path):
     text = "Funny, most of our strongest people took the graph route here."
     assert Rule.HINT not in rule_matches(text) and "hint" not in turn_labels(text)
     layer, recorder, hub = fallback(tmp_path)
@@ -87,12 +95,12 @@ def test_the_rules_findings_stand_when_the_fallback_says_none(tmp_path):
     assert Rule.PRAISE in {v.rule for v in audit.violations}
 
 
-def test_an_n_gram_label_counts_only_where_the_fallback_agrees(tmp_path):
-    # a turn the n-gram model flags and the rules do not (found in the committed weights)
+def test_an_encoder_label_counts_only_where_the_fallback_agrees(tmp_path, use, base_encoder):
+    use(fixed(base_encoder, {"turn:rubric_leak": 0.9}))  # the encoder flags it, the rules not
     text = "I have a box here for 'asks clarifying questions', just so you're aware."
     model_only = {label for label in turn_labels(text) if label != "invitation"} - {
         r.value for r in rule_matches(text)}
-    assert model_only, "the committed turn model no longer flags this text alone"
+    assert model_only == {"rubric_leak"}
     plain = GuardrailAuditor(()).audit(1, "CODING", text)
     assert model_only <= {v.rule.value for v in plain.violations}
     layer, _, hub = fallback(tmp_path)  # the scripted model gives this text no label

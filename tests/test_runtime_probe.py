@@ -120,8 +120,8 @@ def test_doctor_reports_runtime_providers_and_cache_and_fails_on_a_missing_model
     result = invoke(tmp_path, "doctor")
     assert result.exit_code == 0, result.output
     for expected in ("cpu ", "runtime ", "build flags:", "script", "remote",
-                     "not asked ($DOCTOR_TEST_KEY is not set)", "cache ",
-                     "doctor: all checks passed"):
+                     "not asked ($DOCTOR_TEST_KEY is not set)", "encoder     all-MiniLM-L6-v2",
+                     "(SHA-256 ok)", "cache ", "doctor: all checks passed"):
         assert expected in result.output
     (tmp_path / "params.yaml").write_text(yaml.safe_dump({
         "providers": {"local": {"kind": "llama_cpp", "model_path": str(tmp_path / "no.gguf")}},
@@ -130,6 +130,25 @@ def test_doctor_reports_runtime_providers_and_cache_and_fails_on_a_missing_model
     result = invoke(tmp_path, "doctor")
     assert result.exit_code == 2
     assert "GGUF model file not found" in result.output
+
+
+def test_doctor_fails_when_the_sentence_encoder_is_missing_and_says_how_to_install_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from interviewsim.text import encoder
+
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({
+        "providers": {"script": {"kind": "scripted",
+                                 "script": "tests.scripted_models:echo_answer"}},
+        "models": models("script")}))
+    monkeypatch.setenv(encoder.ENV_DIR, str(tmp_path / "nowhere"))
+    encoder.base_files.cache_clear()
+    try:
+        result = invoke(tmp_path, "doctor")
+    finally:
+        encoder.base_files.cache_clear()
+    assert result.exit_code == 2
+    assert "encoder     missing or not the expected files" in result.output
+    assert "tools/install-encoder.sh" in result.output
 
 
 def test_the_cpu_variant_is_named_from_the_build_flags() -> None:

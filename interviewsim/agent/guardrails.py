@@ -18,13 +18,12 @@ from pydantic import BaseModel, ConfigDict
 
 from interviewsim.agent.hints import HINT_FORMS
 from interviewsim.agent.hiring import about_own_work, offer_talk
-from interviewsim.agent.language_model import model, turn_features, turn_labels
+from interviewsim.agent.language_model import overruled, strongest, turn_labels
 from interviewsim.agent.leaks import LEAK_FORMS
 from interviewsim.agent.restating import restatement
 from interviewsim.agent.signals import OTHER_CANDIDATES, PAY_TOPIC, Signal
 from interviewsim.agent.verdicts import LOGISTICS, dismissal, praise, sarcastic
 from interviewsim.text.discourse import Sentence, head_noun, question_count, sentences
-from interviewsim.text.ngrams import hashed
 
 if TYPE_CHECKING:
     from interviewsim.agent.language_fallback import LanguageFallback
@@ -285,9 +284,7 @@ def rule_matches(text: str) -> dict[Rule, str]:
 
 def _model_match(text: str, rule: Rule) -> str:
     """What the turn model flagged, named by the sentence it scores highest for ``rule``."""
-    said = [s.raw for s in sentences(text)] or [text]
-    best = max(said, key=lambda s: model("turns").scores(hashed(turn_features(s)))[rule.value])
-    return f"(model) {best}"
+    return f"(model) {strongest([s.raw for s in sentences(text)] or [text], rule.value)}"
 
 
 class Violation(BaseModel):
@@ -353,6 +350,11 @@ class GuardrailAuditor:
             for rule in sorted(Rule(label) for label in asked):
                 matches.setdefault(rule, f"(fallback) {text}")
         else:
+            # a rule's finding the model scores under its gate is overruled (set on writers the
+            # model never read); a leaked rubric id is the code's own finding and stays
+            for label in overruled("turn", [r.value for r in matches], plain):
+                if not (Rule(label) is Rule.RUBRIC_LEAK and leaked_id):
+                    del matches[Rule(label)]
             for rule in sorted(Rule(label) for label in model_labels if label != "invitation"):
                 matches.setdefault(rule, _model_match(plain, rule))
         found = [Violation(turn=turn, rule=rule, match=matches[rule], after=signals)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from interviewsim.agent.language_model import turn_labels
+from interviewsim.agent.language_model import overruled, turn_labels
 from interviewsim.text.discourse import sentences
 
 _NOT_THE_JOB = (r"(?! (?:about|on) (?:the|this|that) (?:exercise|scenario|task|problem|question"
@@ -106,4 +106,8 @@ def invitation_rule(turn: str | None) -> bool:
 
 def invites_questions(turn: str | None) -> bool:
     """Whether ``turn`` hands the floor to the candidate's own questions (rules or model)."""
-    return bool(turn) and (invitation_rule(turn) or "invitation" in turn_labels(turn))
+    if not turn:
+        return False
+    model = turn_labels(turn)
+    return "invitation" in model or (
+        invitation_rule(turn) and not overruled("turn", ["invitation"], turn))

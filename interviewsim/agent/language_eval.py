@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from interviewsim.agent.config import SETTINGS_PATH, load_agent_settings
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule
 from interviewsim.agent.language_fallback import LanguageFallback
+from interviewsim.agent.language_model import item_pair, pair_of, prefetch
 from interviewsim.agent.signals import Signal, detect_signals, invites_questions
 from interviewsim.config.params import load_params
 from interviewsim.data.jsonio import read_jsonl
@@ -146,6 +147,8 @@ def predictions(items: Iterable[CorpusItem],
         fallback.prefetch(("turn", i.text, None, False) if i.kind == "turn"
                           else ("reply", i.text, i.after, invites_questions(i.after))
                           for i in items)
+    # the encoder reads every text in batches first (turns, replies, the turns replies answer)
+    prefetch([item_pair(i) for i in items] + [pair_of("turn", i.after) for i in items if i.after])
     auditor = GuardrailAuditor(RUBRIC_IDS, fallback)
     return [(item, predict(item, auditor)) for item in items]
 

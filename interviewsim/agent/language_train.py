@@ -1,118 +1,184 @@
-"""Train the language layer's n-gram models: ``python -m interviewsim.agent.language_train CORPUS``.
+"""Fit the language layer's encoder: ``python -m interviewsim.agent.language_train CORPUS``.
 
-Weights are learnt on ``train`` and ``dev`` (the rules were tuned on ``dev``, so fitting on
-both gives the model the phrasings the rules never saw). Each label's threshold is set for
-precision first on cross-validated scores (:data:`FOLDS` folds over train and dev, each item
-scored by the model fitted on the other folds), and the threshold is the lowest probability at
-which rules and model together stay at least :data:`PRECISION_FLOOR` precise, or,
-for a label whose rules alone fall short of that, at which what the model adds (items it labels
-that the rules do not) is (with at least two items to judge by): the rules' own errors no
-longer switch the model off for a label. A label no threshold keeps that precise is left to the
-rules. The
-``holdout`` split is never read. The weights land in
-:data:`~interviewsim.agent.language_model.WEIGHTS`; rerun this after changing the corpus, the
-features or the rules, then ``make lock``.
+Needs PyTorch (see :mod:`interviewsim.text.encoder_train`, which fine-tunes and stores); the
+interview stage and the evaluation run the result in numpy (:mod:`interviewsim.text.encoder`).
+
+What it does, in order:
+
+1. **One fit, several writers left out.** The encoder is fine-tuned once on ``train`` + ``dev``
+   without the writing passes :data:`CALIBRATION_WRITERS` (blind writers now in ``train``), and
+   stored as low-rank differences from the base encoder (``encoder_train.compress``).
+2. **Out-of-writer scores.** The stored weights score the left-out writers' items through the
+   same numpy path an interview uses. A writer the model never read is what the holdout is, so
+   the decision is set on text like the one it will meet; and one writer is not enough (the
+   thresholds one writer chose lost up to 15 points of precision on the next, round 11).
+3. **Threshold and gate.** The layer gives a label when the model's probability reaches the
+   label's threshold, or when the rules find it and the probability reaches its gate (0: the
+   rules stand alone; the threshold: the model decides alone). For each label, of the pairs on
+   :data:`CANDIDATE_THRESHOLDS` (gate at most the threshold) whose decision is at least
+   :data:`PRECISION_FLOOR` precise on **each** left-out writer separately (at least
+   :data:`MIN_FIRED` items given the label on each), the one with the highest recall on the
+   writer it finds least of, ties to the higher threshold then the higher gate; a label no pair
+   keeps that precise takes the pair of the best worst-writer precision (then recall, then the
+   higher pair). The weights, head,
+   thresholds and gates go to :data:`~interviewsim.agent.language_model.ENCODER_WEIGHTS`.
+
+Fine-tuning (:func:`interviewsim.text.encoder_train.fine_tune`): :data:`EPOCHS` epochs, binary
+cross-entropy over the outputs of the item's kind (a turn's guardrails, invitation and question;
+a reply's signals); a reply is read with the turn it answers. The same corpus on the same
+machine gives the same weights; another CPU or PyTorch build may differ in the last bits, which
+the thresholds and :data:`~interviewsim.text.encoder.DIGITS` absorb. The ``holdout`` split is
+never read. About 35 minutes on 2 cores (one fit); ``--thresholds-only`` keeps the committed
+encoder and sets thresholds and gates again (a minute). Rerun after changing the corpus or the
+rules, then ``python -m interviewsim.agent.language_eval`` and ``make lock``.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
-import zlib
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
 from interviewsim.agent.guardrails import rule_matches
-from interviewsim.agent.invitations import invitation_rule, invites_questions
+from interviewsim.agent.invitations import invitation_rule
 from interviewsim.agent.language_eval import CorpusItem, load_corpus
 from interviewsim.agent.language_model import (
-    REPLY_LABELS,
-    TURN_LABELS,
-    WEIGHTS,
-    reply_features,
-    turn_features,
+    ENCODER_WEIGHTS,
+    OUTPUTS,
+    REFIT,
+    EncoderClassifier,
+    item_pair,
 )
 from interviewsim.agent.signals import rule_signals
-from interviewsim.text.ngrams import LinearModel, hashed, save_model, train
+from interviewsim.text import encoder_train
+from interviewsim.text.encoder import base_files, read_weights
 
-PRECISION_FLOOR = 0.95
 FIT_SPLITS = ("train", "dev")
-FOLDS = 5
-"""Cross-validation folds over train and dev for the thresholds. Two folds (train scored by a
-model of dev and back) stopped working once train outgrew dev fourfold in new voices: a model
-of 772 dev items scored the 3,070 train items too poorly to trust any threshold."""
-CANDIDATE_THRESHOLDS = tuple(round(0.30 + 0.05 * i, 2) for i in range(14))
-"""0.30 to 0.95; a label with none precise enough gets 1.01 (never fires)."""
-OFF = 1.01
+CALIBRATION_WRITERS = ("h11-", "h12-")
+"""Id prefixes of the writing passes left out of the fit and scored for the thresholds."""
+EPOCHS = 3
+PRECISION_FLOOR = 0.92
+CANDIDATE_THRESHOLDS = (*(round(0.05 * i, 2) for i in range(2, 20)), 0.96, 0.97, 0.98, 0.99)
+"""0.10 to 0.95 by 0.05, then 0.96 to 0.99."""
+MIN_FIRED = 5
+
+
+def writer(item: CorpusItem) -> str:
+    """The calibration writer of ``item`` (its id prefix), or "" for any other item."""
+    return next((w for w in CALIBRATION_WRITERS if item.id.startswith(w)), "")
+
+
+def gold_vector(item: CorpusItem) -> np.ndarray:
+    gold = item.gold()
+    return np.array([label.split(":")[1] in gold and label.startswith(item.kind)
+                     for label in OUTPUTS], dtype=np.float32)
 
 
 def rule_labels(item: CorpusItem) -> set[str]:
-    """What the rules alone say, in the model's label vocabulary."""
+    """What the rules alone say, as output names (``turn:praise``, ``reply:upset``); a reply's
+    turn is an invitation by the rules alone too, so no fit depends on the weights before it."""
     if item.kind == "turn":
-        return {*(["invitation"] if invitation_rule(item.text) else []),
-                *(r.value for r in rule_matches(item.text))}
-    return {s.value for s in rule_signals(item.text, item.after)}
+        found = {*(["invitation"] if invitation_rule(item.text) else []),
+                 *(r.value for r in rule_matches(item.text))}
+    else:
+        found = {s.value for s in rule_signals(item.text, item.after,
+                                                invitation_rule(item.after))}
+    return {f"{item.kind}:{label}" for label in found}
 
 
-def item_ids(item: CorpusItem) -> np.ndarray:
-    if item.kind == "turn":
-        return hashed(turn_features(item.text))
-    return hashed(reply_features(item.text, invites_questions(item.after)))
+def fine_tune(items: Sequence[CorpusItem], epochs: int = EPOCHS,
+              log=print) -> dict[str, np.ndarray]:
+    """The encoder fine-tuned on ``items`` (:func:`interviewsim.text.encoder_train.fine_tune`):
+    a turn's outputs are its guardrails, invitation and question, a reply's its signals."""
+    _, vocab = base_files()
+    coded = [vocab.pair(*item_pair(i)) for i in items]
+    gold = np.stack([gold_vector(i) for i in items])
+    mask = np.stack([[o.startswith(i.kind) for o in OUTPUTS] for i in items]).astype(np.float32)
+    return encoder_train.fine_tune(coded, gold, mask, epochs, log=log)
 
 
-def _threshold(label: str, probs: np.ndarray, rules: list[set[str]],
-               gold: list[set[str]]) -> float:
-    by_rules = [label in r for r in rules]
-    rule_tp = sum(f and label in y for f, y in zip(by_rules, gold, strict=True))
-    # Judge the union while the rules alone are precise enough, else only what the model adds.
-    union = not any(by_rules) or rule_tp / sum(by_rules) >= PRECISION_FLOOR
-    for t in CANDIDATE_THRESHOLDS:
-        got = [(union and f) or (not f and p >= t) for f, p in zip(by_rules, probs, strict=True)]
-        tp = sum(g and label in y for g, y in zip(got, gold, strict=True))
-        fired = sum(got)
-        if fired >= 2 and tp / fired >= PRECISION_FLOOR:
-            return t
-    return OFF
+# ---- thresholds ------------------------------------------------------------------------------
+
+def choose(label: str, probs: np.ndarray, rules: list[set[str]], gold: list[set[str]],
+           writers: Sequence[str], min_fired: int = MIN_FIRED) -> tuple[float, float]:
+    """(threshold, gate) for one output on out-of-writer items (see the module's step 3)."""
+    truth = np.array([label in g for g in gold], dtype=bool)
+    by_rules = np.array([label in r for r in rules], dtype=bool)
+    groups = [np.array([w == name for w in writers]) for name in sorted(set(writers))]
+    best: tuple[tuple[float, float, float], float, float] | None = None
+    fallback: tuple[tuple[float, float, float, float], float, float] | None = None
+    for threshold in CANDIDATE_THRESHOLDS:
+        for gate in (0.0, *(g for g in CANDIDATE_THRESHOLDS if g <= threshold)):
+            fired = (probs >= threshold) | (by_rules & (probs >= gate))
+            counts = [int(fired[g].sum()) for g in groups]
+            if min(counts) < min_fired:
+                continue
+            precision = min(float(truth[g & fired].mean()) for g in groups)
+            recall = min(float((truth & fired)[g].sum()) / max(int(truth[g].sum()), 1)
+                         for g in groups)
+            if precision >= PRECISION_FLOOR and (best is None
+                                                 or (recall, threshold, gate) > best[0]):
+                best = ((recall, threshold, gate), threshold, gate)
+            if fallback is None or (precision, recall, threshold, gate) > fallback[0]:
+                fallback = ((precision, recall, threshold, gate), threshold, gate)
+    if best is not None:
+        return best[1], best[2]
+    if fallback is not None:
+        return fallback[1], fallback[2]
+    return CANDIDATE_THRESHOLDS[-1], CANDIDATE_THRESHOLDS[-1]
 
 
-def _fit(items: Sequence[CorpusItem], labels: Sequence[str]) -> LinearModel:
-    gold = np.array([[label in i.gold() for label in labels] for i in items], dtype=float)
-    return train([item_ids(i) for i in items], gold, labels)
-
-
-def fold_of(item: CorpusItem) -> int:
-    """A fixed fold per item, from its id (CRC32, stable across processes and corpus order)."""
-    return zlib.crc32(item.id.encode()) % FOLDS
-
-
-def fit(items: Sequence[CorpusItem], kind: str, labels: Sequence[str]) -> LinearModel:
-    """Weights from ``train`` and ``dev`` together; thresholds from cross-validated scores
-    (each item scored by the model fitted on the other folds), so no threshold is set on an
-    item its model has seen."""
-    mine = [i for i in items if i.kind == kind and i.split in FIT_SPLITS]
-    scored: list[tuple[CorpusItem, dict[str, float]]] = []
-    for fold in range(FOLDS):
-        fold_model = _fit([i for i in mine if fold_of(i) != fold], labels)
-        scored += [(i, fold_model.scores(item_ids(i))) for i in mine if fold_of(i) == fold]
-    model = _fit(mine, labels)
-    rules = [rule_labels(i) for i, _ in scored]
-    golds = [i.gold() for i, _ in scored]
-    thresholds = np.array([
-        _threshold(label, np.array([s[label] for _, s in scored]), rules, golds)
-        for label in labels])
-    return LinearModel(labels=model.labels, buckets=model.buckets, weights=model.weights,
-                       bias=model.bias, thresholds=thresholds)
+def thresholds(scored: Sequence[CorpusItem], probs: np.ndarray) -> list[tuple[float, float]]:
+    """(threshold, gate) of every output, each judged on the scored items of its kind."""
+    chosen = []
+    for k, label in enumerate(OUTPUTS):
+        mine = [n for n, i in enumerate(scored) if label.startswith(i.kind + ":")]
+        chosen.append(choose(label, probs[mine, k], [rule_labels(scored[n]) for n in mine],
+                             [{f"{scored[n].kind}:{g}" for g in scored[n].gold()}
+                              for n in mine], [writer(scored[n]) for n in mine]))
+    return chosen
 
 
 def main(argv: Sequence[str]) -> None:
-    items = load_corpus(argv[0])
-    WEIGHTS.mkdir(exist_ok=True)
-    for kind, labels, name in (("turn", TURN_LABELS, "turns"),
-                               ("reply", REPLY_LABELS, "replies")):
-        model = fit(items, kind, labels)
-        save_model(model, WEIGHTS / f"{name}.npz")
-        print(name, len(model.buckets), "buckets;", ", ".join(
-            f"{label} {t:.2f}" for label, t in zip(labels, model.thresholds, strict=True)))
+    parser = argparse.ArgumentParser(prog="python -m interviewsim.agent.language_train",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--threads", type=int, default=2, help="PyTorch threads (default 2)")
+    parser.add_argument("--epochs", type=int, default=EPOCHS)
+    parser.add_argument("--out", type=Path, default=ENCODER_WEIGHTS)
+    parser.add_argument("--thresholds-only", action="store_true",
+                        help="keep the encoder in --out and set its thresholds and gates again")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="fit on the first N items only (a smoke test of the command)")
+    args = parser.parse_args(argv)
+    items = [i for i in load_corpus(args.corpus) if i.split in FIT_SPLITS]
+    held = [i for i in items if writer(i)]
+    fit = [i for i in items if not writer(i)]
+    if args.limit:  # half from the calibration writers, half from the rest
+        held, fit = held[:args.limit // 2], fit[:args.limit // 2]
+    if args.thresholds_only:
+        stored = {k: v for k, v in read_weights(args.out, REFIT).items()
+                  if k.split(":")[0] in ("up", "down", "delta", "head.weight", "head.bias")}
+        print(f"thresholds for the encoder in {args.out} on {len(held)} items of "
+              f"{', '.join(CALIBRATION_WRITERS)}")
+    else:
+        encoder_train.torch_module().set_num_threads(args.threads)
+        print(f"fit on {len(fit)} items without {', '.join(CALIBRATION_WRITERS)} "
+              f"({len(held)} items)")
+        stored = encoder_train.compress(fine_tune(fit, epochs=args.epochs))
+    classifier = EncoderClassifier.from_arrays(stored, np.full(len(OUTPUTS), 0.5),
+                                               np.zeros(len(OUTPUTS)))
+    probs = classifier.scores([item_pair(i) for i in held])
+    chosen = thresholds(held, probs)
+    for label, (t, g) in zip(OUTPUTS, chosen, strict=True):
+        print(f"{label}: threshold {t:.2f}, gate {g:.2f}")
+    encoder_train.save(args.out, {**stored, "outputs": np.array(OUTPUTS),
+                                  "thresholds": np.array([t for t, _ in chosen]),
+                                  "gates": np.array([g for _, g in chosen])})
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

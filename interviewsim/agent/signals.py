@@ -24,7 +24,7 @@ from interviewsim.agent.confirmation import CONFIRMATION
 from interviewsim.agent.distress import HELP_FORMS, UPSET_FORMS
 from interviewsim.agent.hiring import PAY_STATEMENT, offer_talk
 from interviewsim.agent.invitations import invites_questions
-from interviewsim.agent.language_model import reply_labels
+from interviewsim.agent.language_model import overruled, reply_labels
 from interviewsim.agent.progress import asks_progress
 from interviewsim.text.discourse import Sentence, head_noun, sentences
 
@@ -315,24 +315,29 @@ def detect_signals(reply: str, question: str | None = None,
     invited = invites_questions(question)
     rules = rule_signals(reply, question)
     asked = fallback.reply(reply, question, invited) if fallback is not None else None
-    found = {*rules, *map(Signal, reply_labels(reply, invited) if asked is None else asked)}
+    if asked is None:
+        model = reply_labels(reply, question)
+        found = {*rules, *map(Signal, model)} - set(
+            map(Signal, overruled("reply", [s.value for s in rules], reply, question)))
+    else:
+        found = {*rules, *map(Signal, asked)}
     if invited:
         found.discard(Signal.HINT_REQUEST)
-    if Signal.NO_MORE_QUESTIONS not in rules and (asked is None or not invited):
-        # closers count after an invitation only, and the n-gram model's never alone: the
-        # decline lexicon is broad, and the model's closers were near-misses ("Nothing else
-        # changed in that release")
-        found.discard(Signal.NO_MORE_QUESTIONS)
+    elif Signal.NO_MORE_QUESTIONS not in rules:
+        found.discard(Signal.NO_MORE_QUESTIONS)  # a model's closer counts after an invitation
     return frozenset(found)
 
 
 _SELF_ANSWER_YES = re.compile(r"(?:yes|no|yep|nope)\b")
 
 
-def rule_signals(reply: str, question: str | None = None) -> frozenset[Signal]:
-    """The signals the sentence rules find (what :func:`detect_signals` adds the model to)."""
+def rule_signals(reply: str, question: str | None = None,
+                 invited: bool | None = None) -> frozenset[Signal]:
+    """The signals the sentence rules find (what :func:`detect_signals` adds the model to);
+    ``invited`` overrides whether ``question`` counts as an invitation (the rules' and the
+    model's reading of it by default)."""
     said = sentences(reply)
-    invited = invites_questions(question)
+    invited = invites_questions(question) if invited is None else invited
     asked = [s for s in said if s.asks and not s.reports]
     found: set[Signal] = set()
     # a question its speaker answers at once ("Did I pass? Yes, first time") asks nothing

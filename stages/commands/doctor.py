@@ -23,6 +23,7 @@ from interviewsim.llm.runtime_probe import (
     runtime_package_dir,
 )
 from interviewsim.llm.types import ChatRequest, Message
+from interviewsim.text.encoder import base_files, encoder_dir
 from stages.common import params_option, read_params
 
 
@@ -76,6 +77,18 @@ def _check_openai(name: str, settings: ProviderSettings, model: str | None) -> b
     return True
 
 
+def _check_encoder() -> bool:
+    """The sentence encoder behind the agent's language layer: its files, checked by SHA-256."""
+    try:
+        base_files()
+    except ConfigError as exc:
+        _line("encoder", "missing or not the expected files")
+        click.echo(str(exc), err=True)
+        return False
+    _line("encoder", f"all-MiniLM-L6-v2 in {encoder_dir()} (SHA-256 ok)")
+    return True
+
+
 def _model_for(params: Params, provider: str) -> str | None:
     models = [params.models.generator, params.models.mcq_builder,
               *params.models.judges, *params.models.mcq_answerers]
@@ -90,8 +103,9 @@ def doctor(params_path: Path) -> None:
     Prints the CPU's features, how llama-cpp-python was built, llama.cpp's own system info,
     each provider's model and whether it answers (the embedded model: one token evaluated in
     a child process, so a crash cannot take this command down; an OpenAI-compatible endpoint:
-    a two-token request, only when its key variable is set), and the response cache.
-    Exit 0 when every check passes, 1 when params.yaml is invalid, 2 when a provider fails.
+    a two-token request, only when its key variable is set), the sentence encoder's files, and
+    the response cache. Exit 0 when every check passes, 1 when params.yaml is invalid, 2 when a
+    provider or the encoder fails.
     """
     _line("python", f"{sys.version.split()[0]} ({sys.executable})")
     cpu, features = cpu_summary()
@@ -119,6 +133,7 @@ def doctor(params_path: Path) -> None:
             healthy &= _check_openai(name, settings, _model_for(params, name))
         else:
             _line(f"  {name}", f"scripted, {settings.script}")
+    healthy &= _check_encoder()
     cache = Path(params.cache.path)
     _line("cache", f"{cache}: {_size(cache)}")
     if not healthy:
