@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from interviewsim.agent.guardrails import GuardrailAuditor, Rule
+from interviewsim.agent.guardrails import GuardrailAuditor, Rule, rule_matches
 from interviewsim.agent.language_eval import (
     REPLY_CLASSES,
     TURN_CLASSES,
@@ -26,7 +26,7 @@ from interviewsim.agent.language_eval import (
 )
 from interviewsim.agent.language_train import CALIBRATION_WRITERS, PRECISION_FLOOR
 from interviewsim.agent.plan import load_plan
-from interviewsim.agent.signals import Signal, detect_signals
+from interviewsim.agent.signals import Signal, detect_signals, rule_signals
 from interviewsim.agent.state_machine import Facts, StateMachine
 from interviewsim.text.discourse import is_question, question_count
 
@@ -164,15 +164,38 @@ def test_words_in_another_sense_break_no_guardrail(turn):
 @pytest.mark.parametrize(("turn", "rule"), [
     ("I see. So you are saying the cache was local. Why did you keep it there?",
      Rule.RESTATING),
-    ("Okay. In other words, the retries caused the overload. How did you find out?",
-     Rule.RESTATING),
     ("I'd grade that answer a six, honestly. What else would you add?", Rule.RUBRIC_LEAK),
     ("That's an incorrect assumption. Why would the follower accept it?", Rule.DISMISSIVE),
-    ("Great, let's continue. How did you roll it back?", Rule.PRAISE),
 ])
 def test_the_same_words_as_verdicts_or_summaries_are_caught(turn, rule):
     violations = GuardrailAuditor().audit(1, "S", turn).violations
     assert [v.rule for v in violations] == [rule]
+
+
+# True instances by the definitions that the rules find and the committed encoder overrules (it
+# scores them under their gate): the price of the gates' precision on writers the model never
+# read (docs/AGENT.md, round 12). A refit or a new calibration that changes any of them
+# changes this list, in the open.
+OVERRULED_TURNS = [
+    ("Absolutely. Next question?", Rule.PRAISE),
+    ("Great, let's continue. How did you roll it back?", Rule.PRAISE),
+    ("Okay. In other words, the retries caused the overload. How did you find out?",
+     Rule.RESTATING),
+    ("If I follow you, the cache sits in front of the queue.", Rule.RESTATING),
+]
+
+
+@pytest.mark.parametrize(("turn", "rule"), OVERRULED_TURNS)
+def test_the_rules_find_these_turns_and_the_encoder_overrules_them(turn, rule):
+    assert rule in rule_matches(turn)
+    assert rule not in {v.rule for v in GuardrailAuditor().audit(1, "S", turn).violations}
+
+
+def test_the_rules_find_this_reply_and_the_encoder_overrules_it():
+    reply = "How do I compare with the others?"
+    assert Signal.OFF_LIMITS in rule_signals(reply, TECH)
+    assert Signal.OFF_LIMITS not in detect_signals(reply, TECH)
+    assert Signal.OFF_LIMITS in detect_signals(reply)  # no turn to read it with: the rules'
 
 
 def test_a_second_annotator_is_scored_against_the_corpus_labels(tmp_path: Path) -> None:

@@ -67,7 +67,6 @@ def rules_of(turn: str) -> set[Rule]:
      Rule.RESTATING),
     ("So what you're telling me is the retries caused the overload.", Rule.RESTATING),
     ("In other words, you rolled back before you knew the cause.", Rule.RESTATING),
-    ("If I follow you, the cache sits in front of the queue.", Rule.RESTATING),
 ])
 def test_each_named_construction_breaks_its_guardrail(turn, rule):
     assert rule in rules_of(turn)
@@ -106,7 +105,6 @@ def test_the_definitions_near_misses_break_no_guardrail(turn):
     ("How am I coming across?", Signal.PROGRESS_QUESTION),
     ("What's the salary band?", Signal.OFF_LIMITS),
     ("How many people are you hiring?", Signal.OFF_LIMITS),
-    ("How do I compare with the others?", Signal.OFF_LIMITS),
     ("My head is spinning.", Signal.UPSET),
     ("I'm starting to panic.", Signal.UPSET),
     ("This is really stressing me out.", Signal.UPSET),

@@ -14,8 +14,10 @@ import pytest
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule
 from interviewsim.agent.invitations import invites_questions
 from interviewsim.agent.language_model import (
+    CODE_OWNED,
     ENCODER_WEIGHTS,
     OUTPUTS,
+    RULES_ONLY,
     EncoderClassifier,
     pair_of,
 )
@@ -62,10 +64,10 @@ def test_a_turn_of_acknowledgements_only_gets_nothing_from_the_model(use, base_e
     assert GuardrailAuditor(()).audit(3, "CODING", "...").violations == []
 
 
-def test_a_model_closer_counts_only_after_an_invitation(use, base_encoder):
-    use(fixed(base_encoder, {"reply:no_more_questions": 0.9}))
-    assert Signal.NO_MORE_QUESTIONS not in detect_signals("Sure, sounds fine.", TASK)
-    assert Signal.NO_MORE_QUESTIONS in detect_signals("Sure, sounds fine.", INVITE)
+def test_a_closer_is_the_rules_alone_and_the_model_never_overrules_one(use, base_encoder):
+    use(fixed(base_encoder, {"reply:no_more_questions": 0.99}, {"reply:no_more_questions": 0.9}))
+    assert Signal.NO_MORE_QUESTIONS not in detect_signals("Sure, sounds fine.", INVITE)
+    assert Signal.NO_MORE_QUESTIONS in detect_signals("Nope, I'm set.", INVITE)
 
 
 def test_after_an_invitation_nothing_is_a_hint_request(use, base_encoder):
@@ -74,14 +76,13 @@ def test_after_an_invitation_nothing_is_a_hint_request(use, base_encoder):
     assert Signal.HINT_REQUEST not in detect_signals("Where would you begin?", INVITE)
 
 
-def test_an_invitation_comes_from_the_model_too_and_its_gate_can_overrule_the_rules(
+def test_an_invitation_comes_from_the_model_too_and_no_gate_overrules_the_rules(
         use, base_encoder):
     use(fixed(base_encoder, {"turn:invitation": 0.9}))
     assert invites_questions("Right, the last ten minutes are yours.")
     use(fixed(base_encoder, {}, {"turn:invitation": 0.5}))
-    assert not invites_questions(INVITE)
-    use(fixed(base_encoder, {}))
-    assert invites_questions(INVITE)
+    assert invites_questions(INVITE)  # the state machine runs on it: code-owned
+    assert not invites_questions("Any questions about the exercise before you begin?")
 
 
 def test_curly_apostrophes_read_as_straight_ones():
@@ -92,8 +93,10 @@ def test_curly_apostrophes_read_as_straight_ones():
 def test_the_committed_weights_fit_this_base_and_these_outputs():
     classifier = EncoderClassifier.load()
     assert set(classifier.thresholds) == set(OUTPUTS)
-    assert all(0.05 <= t <= 0.99 for t in classifier.thresholds.values())
+    assert all(0.05 <= t <= 0.99 for o, t in classifier.thresholds.items()
+               if o not in RULES_ONLY)
     assert all(0 <= classifier.gates[o] <= classifier.thresholds[o] for o in OUTPUTS)
+    assert all(classifier.gates[o] == 0 for o in CODE_OWNED)
     scores = classifier.scores([pair_of("turn", "What questions do you have for me?"),
                                 pair_of("reply", "Nope, I'm set.", INVITE)])
     assert scores.shape == (2, len(OUTPUTS))

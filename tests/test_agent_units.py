@@ -164,7 +164,6 @@ def test_an_ordinary_answer_carries_no_signal():
 
 @pytest.mark.parametrize(("text", "rule"), [
     ("Great answer! What about partitions?", Rule.PRAISE),
-    ("Absolutely. Next question?", Rule.PRAISE),
     ("That's wrong. Try again?", Rule.DISMISSIVE),
     ("Hint: consider using consistent hashing.", Rule.HINT),
     ("You scored 7/10 on that one.", Rule.RUBRIC_LEAK),

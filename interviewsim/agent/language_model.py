@@ -39,6 +39,14 @@ OUTPUTS = ("turn:question", *(f"turn:{label}" for label in TURN_LABELS),
 """The head's outputs; ``turn:question`` is learnt alongside but never used (the rules of
 :mod:`interviewsim.text.discourse` decide what is a question)."""
 REFIT = "python -m interviewsim.agent.language_train"
+CODE_OWNED = ("turn:invitation", "reply:no_more_questions")
+"""The labels the state machine runs on (an invitation opens the candidate's questions, a
+closer after one ends them): the model may add an invitation, but never overrules a rule's
+finding of either (their gate is 0)."""
+RULES_ONLY = ("reply:no_more_questions",)
+"""Labels the model never gives alone: a closer ends a section, and the model's closers on
+writers it never read include answers such as "That's all I did on the migration itself."
+(the n-gram models' closers were dropped for the same reason in round 8)."""
 
 
 def pair_of(kind: str, text: str, after: str | None = None) -> tuple[str, str | None]:
@@ -86,15 +94,15 @@ class EncoderClassifier:
         row = self.scores([pair_of(kind, text, after)])[0]
         return frozenset(o.split(":", 1)[1] for o, p in zip(OUTPUTS, row, strict=True)
                          if o.startswith(kind + ":") and o != "turn:question"
-                         and p >= self.thresholds[o])
+                         and o not in RULES_ONLY and p >= self.thresholds[o])
 
     def overruled(self, kind: str, found: Iterable[str], text: str,
                   after: str | None = None) -> set[str]:
         """The labels of ``found`` (the rules' finding on ``text``) the model scores under
-        their gate."""
+        their gate (never one of :data:`CODE_OWNED`)."""
         row = self.scores([pair_of(kind, text, after)])[0]
-        return {label for label in found
-                if row[OUTPUTS.index(f"{kind}:{label}")] < self.gates[f"{kind}:{label}"]}
+        return {label for label in found if f"{kind}:{label}" not in CODE_OWNED
+                and row[OUTPUTS.index(f"{kind}:{label}")] < self.gates[f"{kind}:{label}"]}
 
     def prefetch(self, pairs: Iterable[tuple[str, str | None]]) -> None:
         self.scores(list(pairs))

@@ -20,8 +20,10 @@ What it does, in order:
    :data:`MIN_FIRED` items given the label on each), the one with the highest recall on the
    writer it finds least of, ties to the higher threshold then the higher gate; a label no pair
    keeps that precise takes the pair of the best worst-writer precision (then recall, then the
-   higher pair). The weights, head,
-   thresholds and gates go to :data:`~interviewsim.agent.language_model.ENCODER_WEIGHTS`.
+   higher pair). The labels the state machine runs on
+   (:data:`~interviewsim.agent.language_model.CODE_OWNED`) keep gate 0, and a closer is the
+   rules' alone (threshold 1, never read). The weights, head, thresholds and gates go to
+   :data:`~interviewsim.agent.language_model.ENCODER_WEIGHTS`.
 
 Fine-tuning (:func:`interviewsim.text.encoder_train.fine_tune`): :data:`EPOCHS` epochs, binary
 cross-entropy over the outputs of the item's kind (a turn's guardrails, invitation and question;
@@ -46,9 +48,11 @@ from interviewsim.agent.guardrails import rule_matches
 from interviewsim.agent.invitations import invitation_rule
 from interviewsim.agent.language_eval import CorpusItem, load_corpus
 from interviewsim.agent.language_model import (
+    CODE_OWNED,
     ENCODER_WEIGHTS,
     OUTPUTS,
     REFIT,
+    RULES_ONLY,
     EncoderClassifier,
     item_pair,
 )
@@ -103,18 +107,20 @@ def fine_tune(items: Sequence[CorpusItem], epochs: int = EPOCHS,
 # ---- thresholds ------------------------------------------------------------------------------
 
 def choose(label: str, probs: np.ndarray, rules: list[set[str]], gold: list[set[str]],
-           writers: Sequence[str], min_fired: int = MIN_FIRED) -> tuple[float, float]:
-    """(threshold, gate) for one output on out-of-writer items (see the module's step 3)."""
+           writers: Sequence[str], min_fired: int = MIN_FIRED,
+           overrule: bool = True) -> tuple[float, float]:
+    """(threshold, gate) for one output on out-of-writer items (see the module's step 3);
+    without ``overrule`` the gate is 0 (the rules' finding always stands)."""
     truth = np.array([label in g for g in gold], dtype=bool)
     by_rules = np.array([label in r for r in rules], dtype=bool)
     groups = [np.array([w == name for w in writers]) for name in sorted(set(writers))]
     best: tuple[tuple[float, float, float], float, float] | None = None
     fallback: tuple[tuple[float, float, float, float], float, float] | None = None
     for threshold in CANDIDATE_THRESHOLDS:
-        for gate in (0.0, *(g for g in CANDIDATE_THRESHOLDS if g <= threshold)):
+        for gate in (0.0, *(g for g in CANDIDATE_THRESHOLDS if overrule and g <= threshold)):
             fired = (probs >= threshold) | (by_rules & (probs >= gate))
             counts = [int(fired[g].sum()) for g in groups]
-            if min(counts) < min_fired:
+            if not counts or min(counts) < min_fired:
                 continue
             precision = min(float(truth[g & fired].mean()) for g in groups)
             recall = min(float((truth & fired)[g].sum()) / max(int(truth[g].sum()), 1)
@@ -135,10 +141,14 @@ def thresholds(scored: Sequence[CorpusItem], probs: np.ndarray) -> list[tuple[fl
     """(threshold, gate) of every output, each judged on the scored items of its kind."""
     chosen = []
     for k, label in enumerate(OUTPUTS):
+        if label in RULES_ONLY:  # the model's probability is never read: nothing to set
+            chosen.append((1.0, 0.0))
+            continue
         mine = [n for n, i in enumerate(scored) if label.startswith(i.kind + ":")]
         chosen.append(choose(label, probs[mine, k], [rule_labels(scored[n]) for n in mine],
                              [{f"{scored[n].kind}:{g}" for g in scored[n].gold()}
-                              for n in mine], [writer(scored[n]) for n in mine]))
+                              for n in mine], [writer(scored[n]) for n in mine],
+                             overrule=label not in CODE_OWNED))
     return chosen
 
 
@@ -157,8 +167,11 @@ def main(argv: Sequence[str]) -> None:
     items = [i for i in load_corpus(args.corpus) if i.split in FIT_SPLITS]
     held = [i for i in items if writer(i)]
     fit = [i for i in items if not writer(i)]
-    if args.limit:  # half from the calibration writers, half from the rest
-        held, fit = held[:args.limit // 2], fit[:args.limit // 2]
+    if args.limit:  # half from the calibration writers (as many from each), half from the rest
+        share = args.limit // (2 * len(CALIBRATION_WRITERS))
+        held = [i for w in CALIBRATION_WRITERS
+                for i in [h for h in held if writer(h) == w][:share]]
+        fit = fit[:args.limit // 2]
     if args.thresholds_only:
         stored = {k: v for k, v in read_weights(args.out, REFIT).items()
                   if k.split(":")[0] in ("up", "down", "delta", "head.weight", "head.bias")}

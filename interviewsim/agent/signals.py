@@ -310,21 +310,24 @@ def detect_signals(reply: str, question: str | None = None,
     model's, or, with a ``fallback`` model, the rules' and the fallback's.
 
     ``question`` is the interviewer turn the reply answers: an invitation to ask questions
-    makes "That's all." a closing and rules out hint requests.
+    makes "That's all." a closing and rules out hint requests. The encoder reads a reply with
+    that turn, so without one the rules decide alone.
     """
     invited = invites_questions(question)
     rules = rule_signals(reply, question)
     asked = fallback.reply(reply, question, invited) if fallback is not None else None
-    if asked is None:
+    if asked is not None:
+        found = {*rules, *map(Signal, asked)}
+    elif question:  # the encoder reads a reply with the turn it answers, never without one
         model = reply_labels(reply, question)
         found = {*rules, *map(Signal, model)} - set(
             map(Signal, overruled("reply", [s.value for s in rules], reply, question)))
     else:
-        found = {*rules, *map(Signal, asked)}
+        found = set(rules)
     if invited:
         found.discard(Signal.HINT_REQUEST)
     elif Signal.NO_MORE_QUESTIONS not in rules:
-        found.discard(Signal.NO_MORE_QUESTIONS)  # a model's closer counts after an invitation
+        found.discard(Signal.NO_MORE_QUESTIONS)  # a fallback's closer counts after an invitation
     return frozenset(found)
 
 

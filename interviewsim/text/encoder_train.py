@@ -77,38 +77,6 @@ def fine_tune(coded: Sequence[tuple[list[int], list[int]]], gold: np.ndarray, ma
     mask_t = torch.tensor(np.asarray(mask, dtype=np.float32))
     dropout = torch.nn.Dropout(0.1)
 
-    def forward(ids, seg, attend):
-        p = params
-        batch, length = ids.shape
-        x = (p["embeddings.word_embeddings.weight"][ids]
-             + p["embeddings.position_embeddings.weight"][:length][None]
-             + p["embeddings.token_type_embeddings.weight"][seg])
-        x = dropout(functional.layer_norm(x, (HIDDEN,), p["embeddings.LayerNorm.weight"],
-                                          p["embeddings.LayerNorm.bias"], 1e-12))
-        bias = (1.0 - attend[:, None, None, :]) * -1e9
-        size = HIDDEN // HEADS
-        for i in range(LAYERS):
-            pre = f"encoder.layer.{i}."
-
-            def dense(h, name, pre=pre):
-                return functional.linear(h, p[pre + name + ".weight"], p[pre + name + ".bias"])
-
-            def heads(h):
-                return h.view(batch, length, HEADS, size).transpose(1, 2)
-
-            q, k, v = (heads(dense(x, f"attention.self.{n}")) for n in ("query", "key", "value"))
-            attn = dropout(((q @ k.transpose(-1, -2)) / math.sqrt(size) + bias).softmax(-1))
-            context = (attn @ v).transpose(1, 2).reshape(batch, length, HIDDEN)
-            x = functional.layer_norm(
-                x + dropout(dense(context, "attention.output.dense")), (HIDDEN,),
-                p[pre + "attention.output.LayerNorm.weight"],
-                p[pre + "attention.output.LayerNorm.bias"], 1e-12)
-            h = dense(functional.gelu(dense(x, "intermediate.dense")), "output.dense")
-            x = functional.layer_norm(x + dropout(h), (HIDDEN,), p[pre + "output.LayerNorm.weight"],
-                                      p[pre + "output.LayerNorm.bias"], 1e-12)
-        pooled = (x * attend[..., None]).sum(1) / attend.sum(1, keepdim=True)
-        return functional.linear(dropout(pooled), head_w, head_b)
-
     trained = [t for t in params.values() if t.requires_grad]
     optimiser = torch.optim.AdamW([{"params": trained, "lr": LEARNING_RATE},
                                    {"params": [head_w, head_b], "lr": HEAD_LEARNING_RATE}],
@@ -122,16 +90,10 @@ def fine_tune(coded: Sequence[tuple[list[int], list[int]]], gold: np.ndarray, ma
         order = rng.permutation(len(coded))
         for first in range(0, len(order), BATCH):
             rows = order[first:first + BATCH]
-            length = max(len(coded[r][0]) for r in rows)
-            ids = torch.zeros(len(rows), length, dtype=torch.long)
-            seg = torch.zeros_like(ids)
-            attend = torch.zeros(len(rows), length)
-            for j, r in enumerate(rows):
-                a, b = coded[r]
-                ids[j, :len(a)], seg[j, :len(b)], attend[j, :len(a)] = (
-                    torch.tensor(a), torch.tensor(b), 1.0)
+            logits = _forward(functional, params, (head_w, head_b), dropout,
+                              *_batch(torch, coded, rows))
             loss = (functional.binary_cross_entropy_with_logits(
-                forward(ids, seg, attend), gold_t[rows], reduction="none") * mask_t[rows]).sum()
+                logits, gold_t[rows], reduction="none") * mask_t[rows]).sum()
             loss = loss / mask_t[rows].sum()
             optimiser.zero_grad()
             loss.backward()
@@ -143,6 +105,53 @@ def fine_tune(coded: Sequence[tuple[list[int], list[int]]], gold: np.ndarray, ma
     out = {k: v.detach().numpy().copy() for k, v in params.items()}
     out["head.weight"], out["head.bias"] = head_w.detach().numpy(), head_b.detach().numpy()
     return out
+
+
+def _forward(functional, p, head, dropout, ids, seg, attend):
+    """The encoder's forward pass in PyTorch (the numpy one is
+    :meth:`interviewsim.text.encoder.Encoder.pooled`) and the head's logits."""
+    batch, length = ids.shape
+    x = (p["embeddings.word_embeddings.weight"][ids]
+         + p["embeddings.position_embeddings.weight"][:length][None]
+         + p["embeddings.token_type_embeddings.weight"][seg])
+    x = dropout(functional.layer_norm(x, (HIDDEN,), p["embeddings.LayerNorm.weight"],
+                                      p["embeddings.LayerNorm.bias"], 1e-12))
+    bias = (1.0 - attend[:, None, None, :]) * -1e9
+    size = HIDDEN // HEADS
+    for i in range(LAYERS):
+        pre = f"encoder.layer.{i}."
+
+        def dense(h, name, pre=pre):
+            return functional.linear(h, p[pre + name + ".weight"], p[pre + name + ".bias"])
+
+        def heads(h):
+            return h.view(batch, length, HEADS, size).transpose(1, 2)
+
+        q, k, v = (heads(dense(x, f"attention.self.{n}")) for n in ("query", "key", "value"))
+        attn = dropout(((q @ k.transpose(-1, -2)) / math.sqrt(size) + bias).softmax(-1))
+        context = (attn @ v).transpose(1, 2).reshape(batch, length, HIDDEN)
+        x = functional.layer_norm(
+            x + dropout(dense(context, "attention.output.dense")), (HIDDEN,),
+            p[pre + "attention.output.LayerNorm.weight"],
+            p[pre + "attention.output.LayerNorm.bias"], 1e-12)
+        h = dense(functional.gelu(dense(x, "intermediate.dense")), "output.dense")
+        x = functional.layer_norm(x + dropout(h), (HIDDEN,), p[pre + "output.LayerNorm.weight"],
+                                  p[pre + "output.LayerNorm.bias"], 1e-12)
+    pooled = (x * attend[..., None]).sum(1) / attend.sum(1, keepdim=True)
+    return functional.linear(dropout(pooled), *head)
+
+
+def _batch(torch, coded: Sequence[tuple[list[int], list[int]]], rows):
+    """Token ids, segment ids and the attention mask of ``rows`` of ``coded``, right-padded."""
+    length = max(len(coded[r][0]) for r in rows)
+    ids = torch.zeros(len(rows), length, dtype=torch.long)
+    seg = torch.zeros_like(ids)
+    attend = torch.zeros(len(rows), length)
+    for j, r in enumerate(rows):
+        a, b = coded[r]
+        ids[j, :len(a)], seg[j, :len(b)], attend[j, :len(a)] = (
+            torch.tensor(a), torch.tensor(b), 1.0)
+    return ids, seg, attend
 
 
 def _adapted(name: str) -> bool:
