@@ -24,6 +24,7 @@ from interviewsim.agent.language_eval import (
     second_labels,
     wilson,
 )
+from interviewsim.agent.language_model import CODE_OWNED
 from interviewsim.agent.language_train import CALIBRATION_WRITERS, PRECISION_FLOOR
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.signals import Signal, detect_signals, rule_signals
@@ -72,11 +73,14 @@ def test_wilson_interval_is_inside_0_1_and_contains_the_rate():
 def test_precision_on_each_calibration_writer_is_the_floor_it_was_set_for(corpus, writer):
     """The committed weights, thresholds and gates, run through the numpy path an interview
     uses, keep every class at least PRECISION_FLOOR precise on each writer they were calibrated
-    on (which the fit never read): what ``language_train`` chose is what ships."""
+    on (which the fit never read): what ``language_train`` chose is what ships. The labels the
+    state machine runs on are the exception: no gate overrules the rules' invitations and
+    closers, so theirs is the rules' precision, and the model adds no closer at all."""
     items = [i for i in corpus if i.id.startswith(writer)]
     assert len(items) > 1000
     low = {(s.kind, s.label): s.precision for s in score_classes(items)
-           if s.label in LABELLED and s.precision is not None and s.precision < PRECISION_FLOOR}
+           if s.label in LABELLED and f"{s.kind}:{s.label}" not in CODE_OWNED
+           and s.precision is not None and s.precision < PRECISION_FLOOR}
     assert low == {}
 
 
