@@ -17,6 +17,12 @@ LANGUAGE_CORPUS = REPO / "tests" / "data" / "agent_language_corpus.jsonl"
 LANGUAGE_EVAL_TEST = "test_docs_show_the_evaluation_command_output"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The test that reads the background evaluation's output runs last, so the evaluation has
+    the whole suite's time to finish beside it."""
+    items.sort(key=lambda item: item.name == LANGUAGE_EVAL_TEST)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the language layer's evaluation command (the encoder over the whole corpus, about
     five minutes on 2 cores) in a process of its own as soon as the test that reads its output
