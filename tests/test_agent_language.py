@@ -74,7 +74,8 @@ def test_precision_on_each_calibration_writer_is_the_floor_it_was_set_for(corpus
     uses, keep every class at least PRECISION_FLOOR precise on each writer they were calibrated
     on (which the fit never read): what ``language_train`` chose is what ships. The labels the
     state machine runs on are the exception: no gate overrules the rules' invitations and
-    closers, so theirs is the rules' precision, and the model adds no closer at all."""
+    closers, so theirs is the rules' precision (the model adds a closer only after an
+    invitation, and the rules' false closers answer task questions they take for one)."""
     items = [i for i in corpus if i.id.startswith(writer)]
     assert len(items) > 1000
     low = {(s.kind, s.label): s.precision for s in score_classes(items)
@@ -132,10 +133,22 @@ def test_a_behavioral_section_of_imperatives_meets_its_minimum_and_ends_normally
     ("Nothing else changed in that release, which is why the rollback confused us.", TECH),
     ("That's all I did on the migration itself; the platform team ran the cutover.", TECH),
     ("Nothing else changed in that release.", QA),
-    ("That's all I did on the migration itself.", QA),
 ])
 def test_answers_quoting_request_or_closing_phrases_carry_no_signal(reply, after):
     assert detect_signals(reply, after) == frozenset()
+
+
+def test_the_encoder_takes_this_answer_to_an_invitation_for_a_closer():
+    """The price of the model's closers (round 14, docs/AGENT.md): after an invitation, a
+    reply that only sounds like one ("That's all ...") is a closer to the encoder (0.98 against
+    its 0.90), as to the n-gram models of round 8. On five writers the weights never read the
+    model's closers are as precise as the rules' (the false ones answer a task question the
+    invitation rule takes for an invitation); a change that drops this false alarm changes
+    this test, in the open. After a question that is no invitation it stays no closer."""
+    reply = "That's all I did on the migration itself."
+    assert Signal.NO_MORE_QUESTIONS not in rule_signals(reply, QA)
+    assert detect_signals(reply, QA) == {Signal.NO_MORE_QUESTIONS}
+    assert detect_signals(reply, TECH) == frozenset()
 
 
 @pytest.mark.parametrize(("reply", "after", "signal"), [

@@ -17,7 +17,6 @@ from interviewsim.agent.language_model import (
     CODE_OWNED,
     ENCODER_WEIGHTS,
     OUTPUTS,
-    RULES_ONLY,
     EncoderClassifier,
     pair_of,
 )
@@ -64,9 +63,16 @@ def test_a_turn_of_acknowledgements_only_gets_nothing_from_the_model(use, base_e
     assert GuardrailAuditor(()).audit(3, "CODING", "...").violations == []
 
 
-def test_a_closer_is_the_rules_alone_and_the_model_never_overrules_one(use, base_encoder):
-    use(fixed(base_encoder, {"reply:no_more_questions": 0.99}, {"reply:no_more_questions": 0.9}))
-    assert Signal.NO_MORE_QUESTIONS not in detect_signals("Sure, sounds fine.", INVITE)
+def test_the_models_closer_counts_only_after_an_invitation(use, base_encoder):
+    use(fixed(base_encoder, {"reply:no_more_questions": 0.9}))
+    assert Signal.NO_MORE_QUESTIONS in detect_signals("Nothing springs to mind.", INVITE)
+    assert Signal.NO_MORE_QUESTIONS not in detect_signals(
+        "That's all I did on the migration itself.", "What did you do on the migration?")
+    assert Signal.NO_MORE_QUESTIONS not in detect_signals("Nothing springs to mind.", None)
+
+
+def test_no_gate_overrules_a_rules_closer(use, base_encoder):
+    use(fixed(base_encoder, {}, {"reply:no_more_questions": 0.9}))
     assert Signal.NO_MORE_QUESTIONS in detect_signals("Nope, I'm set.", INVITE)
 
 
@@ -93,8 +99,7 @@ def test_curly_apostrophes_read_as_straight_ones():
 def test_the_committed_weights_fit_this_base_and_these_outputs():
     classifier = EncoderClassifier.load()
     assert set(classifier.thresholds) == set(OUTPUTS)
-    assert all(0.05 <= t <= 0.99 for o, t in classifier.thresholds.items()
-               if o not in RULES_ONLY)
+    assert all(0.05 <= t <= 0.99 for t in classifier.thresholds.values())
     assert all(0 <= classifier.gates[o] <= classifier.thresholds[o] for o in OUTPUTS)
     assert all(classifier.gates[o] == 0 for o in CODE_OWNED)
     scores = classifier.scores([pair_of("turn", "What questions do you have for me?"),

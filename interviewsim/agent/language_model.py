@@ -43,10 +43,16 @@ CODE_OWNED = ("turn:invitation", "reply:no_more_questions")
 """The labels the state machine runs on (an invitation opens the candidate's questions, a
 closer after one ends them): the model may add an invitation, but never overrules a rule's
 finding of either (their gate is 0)."""
-RULES_ONLY = ("reply:no_more_questions",)
-"""Labels the model never gives alone: a closer ends a section, and the model's closers on
-writers it never read include answers such as "That's all I did on the migration itself."
-(the n-gram models' closers were dropped for the same reason in round 8)."""
+AFTER_INVITATION = ("reply:no_more_questions",)
+"""Labels the model gives only to a reply whose turn is an invitation (round 14): a closer ends
+the candidate's questions, and the model's closers elsewhere include answers such as "That's
+all I did on the migration itself." (round 8 dropped the n-gram models' closers for that
+reason, and rounds 12b-13 kept the closer the rules' alone). After an invitation, on five
+writers the weights never read, the model's closers are as precise as the rules' and find
+what they miss ("Nope, I'm set", "Nothing springs to mind");
+:func:`~interviewsim.agent.signals.detect_signals` drops a closer the rules did not find unless
+the turn invites questions, and the threshold is set on replies to the rules' invitations only
+(``language_train``)."""
 
 
 def pair_of(kind: str, text: str, after: str | None = None) -> tuple[str, str | None]:
@@ -94,7 +100,7 @@ class EncoderClassifier:
         row = self.scores([pair_of(kind, text, after)])[0]
         return frozenset(o.split(":", 1)[1] for o, p in zip(OUTPUTS, row, strict=True)
                          if o.startswith(kind + ":") and o != "turn:question"
-                         and o not in RULES_ONLY and p >= self.thresholds[o])
+                         and p >= self.thresholds[o])
 
     def overruled(self, kind: str, found: Iterable[str], text: str,
                   after: str | None = None) -> set[str]:

@@ -21,8 +21,10 @@ What it does, in order:
    writer it finds least of, ties to the higher threshold then the higher gate; a label no pair
    keeps that precise takes the pair of the best worst-writer precision (then recall, then the
    higher pair). The labels the state machine runs on
-   (:data:`~interviewsim.agent.language_model.CODE_OWNED`) keep gate 0, and a closer is the
-   rules' alone (threshold 1, never read). The weights, head, thresholds and gates go to
+   (:data:`~interviewsim.agent.language_model.CODE_OWNED`) keep gate 0, and a closer is set on
+   the replies to a turn the rules call an invitation, the only replies whose closer counts
+   (:data:`~interviewsim.agent.language_model.AFTER_INVITATION`; the rules alone, so no decision
+   depends on the weights before it). The weights, head, thresholds and gates go to
    :data:`~interviewsim.agent.language_model.ENCODER_WEIGHTS`.
 
 Fine-tuning (:func:`interviewsim.text.encoder_train.fine_tune`): :data:`EPOCHS` epochs, binary
@@ -48,11 +50,11 @@ from interviewsim.agent.guardrails import rule_matches
 from interviewsim.agent.invitations import invitation_rule
 from interviewsim.agent.language_eval import CorpusItem, load_corpus
 from interviewsim.agent.language_model import (
+    AFTER_INVITATION,
     CODE_OWNED,
     ENCODER_WEIGHTS,
     OUTPUTS,
     REFIT,
-    RULES_ONLY,
     EncoderClassifier,
     item_pair,
 )
@@ -141,11 +143,11 @@ def thresholds(scored: Sequence[CorpusItem], probs: np.ndarray) -> list[tuple[fl
     """(threshold, gate) of every output, each judged on the scored items of its kind."""
     chosen = []
     for k, label in enumerate(OUTPUTS):
-        if label in RULES_ONLY:  # the model's probability is never read: nothing to set
-            chosen.append((1.0, 0.0))
-            continue
         mine = [n for n, i in enumerate(scored) if label.startswith(i.kind + ":")]
-        chosen.append(choose(label, probs[mine, k], [rule_labels(scored[n]) for n in mine],
+        column = probs[mine, k]
+        if label in AFTER_INVITATION:  # elsewhere the model's closer never counts
+            column = np.where([invitation_rule(scored[n].after or "") for n in mine], column, 0.0)
+        chosen.append(choose(label, column, [rule_labels(scored[n]) for n in mine],
                              [{f"{scored[n].kind}:{g}" for g in scored[n].gold()}
                               for n in mine], [writer(scored[n]) for n in mine],
                              overrule=label not in CODE_OWNED))
