@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from interviewsim.agent.guardrails import Rule, rule_matches
-from interviewsim.agent.language_train import choose
+from interviewsim.agent.language_eval import CorpusItem
+from interviewsim.agent.language_model import OUTPUTS
+from interviewsim.agent.language_train import choose, out_of_writer_report
 from interviewsim.agent.signals import Signal, rule_signals
 
 TECH = "Find the k largest numbers in a stream."
@@ -97,3 +99,23 @@ def test_a_label_nothing_makes_precise_takes_its_most_precise_pair():
     gold = [{"x"}, set(), {"x"}, set(), set(), set()]
     probs = np.array([0.9, 0.85, 0.8, 0.5, 0.5, 0.2])
     assert choose("x", probs, rules, gold, ["a"] * 6, min_fired=2) == (0.8, 0.8)
+
+
+def test_the_out_of_writer_report_scores_committed_and_left_out_decisions_per_writer():
+    """``language_train --out-of-writer``: each writer is scored with the committed decision
+    and with the one the committed procedure chooses on the other writers."""
+    items, rows = [], []
+    for writer in ("wa-", "wb-"):
+        for n in range(12):
+            praised = n < 6
+            items.append(CorpusItem(id=f"{writer}turn-{n:04d}", kind="turn", hard=False,
+                                    split="train", text=f"We'll move on to part {n} now.",
+                                    question=False, invitation=False,
+                                    guardrails=[Rule("praise")] if praised else []))
+            rows.append([0.95 if praised and o == "turn:praise" else 0.05 for o in OUTPUTS])
+    report = out_of_writer_report(items, np.array(rows), [(0.5, 0.5)] * len(OUTPUTS),
+                                  writers=("wa-", "wb-"))
+    praise = next(line for line in report.splitlines() if line.startswith("| turn:praise |"))
+    assert praise == "| turn:praise | 1.00/1.00 → 1.00/1.00 | 1.00/1.00 → 1.00/1.00 |"
+    assert report.endswith("committed 2 of 26 (class, writer) cells; chosen on the other "
+                           "writers 2 of 26.")

@@ -33,15 +33,17 @@ a reply's signals); a reply is read with the turn it answers. The same corpus on
 machine gives the same weights; another CPU or PyTorch build may differ in the last bits, which
 the thresholds and :data:`~interviewsim.text.encoder.DIGITS` absorb. The ``holdout`` split is
 never read. About 35 minutes on 2 cores (one fit); ``--thresholds-only`` keeps the committed
-encoder and sets thresholds and gates again (a minute). Rerun after changing the corpus or the
-rules, then ``python -m interviewsim.agent.language_eval`` and ``make lock``.
+encoder and sets thresholds and gates again (a minute); ``--out-of-writer`` scores it on the
+writers it never read (:data:`UNREAD_WRITERS`) and prints, per class and writer, the committed
+decision beside the one chosen on the other writers (a few minutes). Rerun after changing the
+corpus or the rules, then ``python -m interviewsim.agent.language_eval`` and ``make lock``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +67,9 @@ from interviewsim.text.encoder import base_files, read_weights
 FIT_SPLITS = ("train", "dev")
 CALIBRATION_WRITERS = ("h11-", "h12-")
 """Id prefixes of the writing passes left out of the fit and scored for the thresholds."""
+UNREAD_WRITERS = ("h11-", "h12-", "h13-", "h14-", "h15-")
+"""The blind writers the committed weights never read: the fit (round 11) left out the
+calibration writers, and ``h13-`` to ``h15-`` were written after it (``--out-of-writer``)."""
 EPOCHS = 3
 PRECISION_FLOOR = 0.92
 CANDIDATE_THRESHOLDS = (*(round(0.05 * i, 2) for i in range(2, 20)), 0.96, 0.97, 0.98, 0.99)
@@ -139,19 +144,75 @@ def choose(label: str, probs: np.ndarray, rules: list[set[str]], gold: list[set[
     return CANDIDATE_THRESHOLDS[-1], CANDIDATE_THRESHOLDS[-1]
 
 
-def thresholds(scored: Sequence[CorpusItem], probs: np.ndarray) -> list[tuple[float, float]]:
-    """(threshold, gate) of every output, each judged on the scored items of its kind."""
+def _column(label: str, scored: Sequence[CorpusItem], probs: np.ndarray, k: int) -> np.ndarray:
+    """The model's probabilities for output ``k`` on ``scored``, 0 where its label can never
+    count (a closer answering a turn the rules do not call an invitation)."""
+    if label not in AFTER_INVITATION:
+        return probs[:, k]
+    return np.where([invitation_rule(i.after or "") for i in scored], probs[:, k], 0.0)
+
+
+def thresholds(scored: Sequence[CorpusItem], probs: np.ndarray,
+               by: Callable[[CorpusItem], str] = writer) -> list[tuple[float, float]]:
+    """(threshold, gate) of every output, each judged on the scored items of its kind, writer
+    by writer (``by`` names an item's writer)."""
     chosen = []
     for k, label in enumerate(OUTPUTS):
         mine = [n for n, i in enumerate(scored) if label.startswith(i.kind + ":")]
-        column = probs[mine, k]
-        if label in AFTER_INVITATION:  # elsewhere the model's closer never counts
-            column = np.where([invitation_rule(scored[n].after or "") for n in mine], column, 0.0)
-        chosen.append(choose(label, column, [rule_labels(scored[n]) for n in mine],
-                             [{f"{scored[n].kind}:{g}" for g in scored[n].gold()}
-                              for n in mine], [writer(scored[n]) for n in mine],
-                             overrule=label not in CODE_OWNED))
+        items = [scored[n] for n in mine]
+        chosen.append(choose(label, _column(label, items, probs[mine], k),
+                             [rule_labels(i) for i in items],
+                             [{f"{i.kind}:{g}" for g in i.gold()} for i in items],
+                             [by(i) for i in items], overrule=label not in CODE_OWNED))
     return chosen
+
+
+def _cells(items: Sequence[CorpusItem], probs: np.ndarray, label: str,
+           pair: tuple[float, float]) -> tuple[int, int, int]:
+    """(found, false alarms, positives) of ``label`` on ``items`` decided by ``pair``."""
+    k = OUTPUTS.index(label)
+    mine = [n for n, i in enumerate(items) if label.startswith(i.kind + ":")]
+    kept = [items[n] for n in mine]
+    column = _column(label, kept, probs[mine], k)
+    rules = np.array([label in rule_labels(i) for i in kept], dtype=bool)
+    truth = np.array([label in {f"{i.kind}:{g}" for g in i.gold()} for i in kept], dtype=bool)
+    fired = (column >= pair[0]) | (rules & (column >= pair[1]))
+    return int((fired & truth).sum()), int((fired & ~truth).sum()), int(truth.sum())
+
+
+def out_of_writer_report(items: Sequence[CorpusItem], probs: np.ndarray,
+                         committed: Sequence[tuple[float, float]],
+                         writers: Sequence[str] = UNREAD_WRITERS) -> str:
+    """Per class and writer, precision / recall of the committed thresholds and gates, and of
+    those the committed procedure chooses on the other writers (leave one writer out): whether
+    choosing the decision on more writers would carry to a writer it never saw."""
+    def of(item: CorpusItem) -> str:
+        return next(w for w in writers if item.id.startswith(w))
+    left_out = {w: thresholds([i for i in items if of(i) != w],
+                              probs[[n for n, i in enumerate(items) if of(i) != w]], of)
+                for w in writers}
+    rows = ["| class | " + " | ".join(f"`{w}` committed / others'" for w in writers) + " |",
+            "|---|" + "---|" * len(writers)]
+    at_bar = [0, 0]
+    for k, label in enumerate(OUTPUTS):
+        if label == "turn:question":
+            continue
+        row = []
+        for w in writers:
+            mine = [n for n, i in enumerate(items) if of(i) == w]
+            shown = []
+            for side, pair in enumerate((committed[k], left_out[w][k])):
+                found, false, positives = _cells([items[n] for n in mine], probs[mine], label, pair)
+                precision = found / (found + false) if found + false else 0.0
+                recall = found / positives if positives else 0.0
+                at_bar[side] += precision >= 0.90 and recall >= 0.80
+                shown.append(f"{precision:.2f}/{recall:.2f}")
+            row.append(" → ".join(shown))
+        rows.append(f"| {label} | " + " | ".join(row) + " |")
+    cells = (len(OUTPUTS) - 1) * len(writers)
+    rows.append(f"\nAt the bar (precision 0.90, recall 0.80): committed {at_bar[0]} of {cells} "
+                f"(class, writer) cells; chosen on the other writers {at_bar[1]} of {cells}.")
+    return "\n".join(rows)
 
 
 def main(argv: Sequence[str]) -> None:
@@ -163,9 +224,20 @@ def main(argv: Sequence[str]) -> None:
     parser.add_argument("--out", type=Path, default=ENCODER_WEIGHTS)
     parser.add_argument("--thresholds-only", action="store_true",
                         help="keep the encoder in --out and set its thresholds and gates again")
+    parser.add_argument("--out-of-writer", action="store_true",
+                        help="score the committed encoder on the writers it never read and "
+                        "print each class's precision/recall per writer, committed and chosen "
+                        "on the other writers (no fit, no PyTorch; a few minutes)")
     parser.add_argument("--limit", type=int, default=None,
                         help="fit on the first N items only (a smoke test of the command)")
     args = parser.parse_args(argv)
+    if args.out_of_writer:
+        unread = [i for i in load_corpus(args.corpus) if i.id.startswith(UNREAD_WRITERS)]
+        classifier = EncoderClassifier.load(args.out)
+        committed = [(classifier.thresholds[o], classifier.gates[o]) for o in OUTPUTS]
+        print(out_of_writer_report(unread, classifier.scores([item_pair(i) for i in unread]),
+                                   committed))
+        return
     items = [i for i in load_corpus(args.corpus) if i.split in FIT_SPLITS]
     held = [i for i in items if writer(i)]
     fit = [i for i in items if not writer(i)]
