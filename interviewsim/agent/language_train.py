@@ -113,6 +113,12 @@ def fine_tune(items: Sequence[CorpusItem], epochs: int = EPOCHS,
 
 # ---- thresholds ------------------------------------------------------------------------------
 
+def _fires(probs: np.ndarray, by_rules: np.ndarray, threshold: float,
+           gate: float) -> np.ndarray:
+    """The layer's decision: the model alone at ``threshold``, a rule's finding at ``gate``."""
+    return (probs >= threshold) | (by_rules & (probs >= gate))
+
+
 def choose(label: str, probs: np.ndarray, rules: list[set[str]], gold: list[set[str]],
            writers: Sequence[str], min_fired: int = MIN_FIRED,
            overrule: bool = True) -> tuple[float, float]:
@@ -125,7 +131,7 @@ def choose(label: str, probs: np.ndarray, rules: list[set[str]], gold: list[set[
     fallback: tuple[tuple[float, float, float, float], float, float] | None = None
     for threshold in CANDIDATE_THRESHOLDS:
         for gate in (0.0, *(g for g in CANDIDATE_THRESHOLDS if overrule and g <= threshold)):
-            fired = (probs >= threshold) | (by_rules & (probs >= gate))
+            fired = _fires(probs, by_rules, threshold, gate)
             counts = [int(fired[g].sum()) for g in groups]
             if not counts or min(counts) < min_fired:
                 continue
@@ -152,31 +158,36 @@ def _column(label: str, scored: Sequence[CorpusItem], probs: np.ndarray, k: int)
     return np.where([invitation_rule(i.after or "") for i in scored], probs[:, k], 0.0)
 
 
+def gold_labels(item: CorpusItem) -> set[str]:
+    """The item's labels, as output names (``turn:praise``)."""
+    return {f"{item.kind}:{g}" for g in item.gold()}
+
+
 def thresholds(scored: Sequence[CorpusItem], probs: np.ndarray,
-               by: Callable[[CorpusItem], str] = writer) -> list[tuple[float, float]]:
+               by: Callable[[CorpusItem], str] = writer,
+               rules: Sequence[set[str]] | None = None) -> list[tuple[float, float]]:
     """(threshold, gate) of every output, each judged on the scored items of its kind, writer
-    by writer (``by`` names an item's writer)."""
+    by writer (``by`` names an item's writer; ``rules``, each item's :func:`rule_labels`, is
+    read once here when not given)."""
+    rules = [rule_labels(i) for i in scored] if rules is None else rules
     chosen = []
     for k, label in enumerate(OUTPUTS):
         mine = [n for n, i in enumerate(scored) if label.startswith(i.kind + ":")]
         items = [scored[n] for n in mine]
         chosen.append(choose(label, _column(label, items, probs[mine], k),
-                             [rule_labels(i) for i in items],
-                             [{f"{i.kind}:{g}" for g in i.gold()} for i in items],
+                             [rules[n] for n in mine], [gold_labels(i) for i in items],
                              [by(i) for i in items], overrule=label not in CODE_OWNED))
     return chosen
 
 
-def _cells(items: Sequence[CorpusItem], probs: np.ndarray, label: str,
-           pair: tuple[float, float]) -> tuple[int, int, int]:
+def _cells(items: Sequence[CorpusItem], probs: np.ndarray, rules: Sequence[set[str]],
+           label: str, pair: tuple[float, float]) -> tuple[int, int, int]:
     """(found, false alarms, positives) of ``label`` on ``items`` decided by ``pair``."""
-    k = OUTPUTS.index(label)
     mine = [n for n, i in enumerate(items) if label.startswith(i.kind + ":")]
     kept = [items[n] for n in mine]
-    column = _column(label, kept, probs[mine], k)
-    rules = np.array([label in rule_labels(i) for i in kept], dtype=bool)
-    truth = np.array([label in {f"{i.kind}:{g}" for g in i.gold()} for i in kept], dtype=bool)
-    fired = (column >= pair[0]) | (rules & (column >= pair[1]))
+    column = _column(label, kept, probs[mine], OUTPUTS.index(label))
+    truth = np.array([label in gold_labels(i) for i in kept], dtype=bool)
+    fired = _fires(column, np.array([label in rules[n] for n in mine], dtype=bool), *pair)
     return int((fired & truth).sum()), int((fired & ~truth).sum()), int(truth.sum())
 
 
@@ -188,9 +199,11 @@ def out_of_writer_report(items: Sequence[CorpusItem], probs: np.ndarray,
     choosing the decision on more writers would carry to a writer it never saw."""
     def of(item: CorpusItem) -> str:
         return next(w for w in writers if item.id.startswith(w))
-    left_out = {w: thresholds([i for i in items if of(i) != w],
-                              probs[[n for n, i in enumerate(items) if of(i) != w]], of)
-                for w in writers}
+    rules = [rule_labels(i) for i in items]
+    rows_of = {w: [n for n, i in enumerate(items) if of(i) == w] for w in writers}
+    others = {w: [n for n, i in enumerate(items) if of(i) != w] for w in writers}
+    left_out = {w: thresholds([items[n] for n in others[w]], probs[others[w]], of,
+                              [rules[n] for n in others[w]]) for w in writers}
     rows = ["| class | " + " | ".join(f"`{w}` committed / others'" for w in writers) + " |",
             "|---|" + "---|" * len(writers)]
     at_bar = [0, 0]
@@ -199,10 +212,11 @@ def out_of_writer_report(items: Sequence[CorpusItem], probs: np.ndarray,
             continue
         row = []
         for w in writers:
-            mine = [n for n, i in enumerate(items) if of(i) == w]
+            mine = rows_of[w]
             shown = []
             for side, pair in enumerate((committed[k], left_out[w][k])):
-                found, false, positives = _cells([items[n] for n in mine], probs[mine], label, pair)
+                found, false, positives = _cells([items[n] for n in mine], probs[mine],
+                                                 [rules[n] for n in mine], label, pair)
                 precision = found / (found + false) if found + false else 0.0
                 recall = found / positives if positives else 0.0
                 at_bar[side] += precision >= 0.90 and recall >= 0.80
