@@ -34,6 +34,7 @@ from interviewsim.config.params import load_params
 from interviewsim.data.jsonio import read_jsonl
 from interviewsim.errors import ConfigError, InputError, Problem
 from interviewsim.llm import ModelHub
+from interviewsim.llm.relay import AwaitingAnswers
 from interviewsim.text.discourse import is_question
 
 NORMAL = "normal"
@@ -206,11 +207,13 @@ def error_sample(predicted: Sequence[Prediction], shown: int = ERRORS_SHOWN) -> 
     return lines
 
 
-def report(items: Sequence[CorpusItem], fallback: LanguageFallback | None = None) -> str:
+def report(items: Sequence[CorpusItem], fallback: LanguageFallback | None = None,
+           splits: Sequence[str] = SPLITS) -> str:
     """The tables per split and the dev error sample, as docs/AGENT.md shows them (with a
-    fallback model: the layer with it, and how many of its outputs never parsed)."""
+    fallback model: the layer with it, and how many of its outputs never parsed; ``splits``
+    narrows it, e.g. to the holdout, so a model is asked about those items only)."""
     out = []
-    for split in SPLITS:
+    for split in splits:
         part = [i for i in items if i.split == split]
         turns = sum(i.kind == "turn" for i in part)
         scores = score_classes(part, predictions(part, fallback))
@@ -218,9 +221,10 @@ def report(items: Sequence[CorpusItem], fallback: LanguageFallback | None = None
                    f"{sum(i.hard for i in part)} hard)\n\n{render_table(scores)}\n")
     if fallback is not None:
         out.append(f"Fallback outputs that never parsed: {fallback.invalid}\n")
-    dev = predictions((i for i in items if i.split == "dev"), fallback)
-    out.append("Errors on `dev` (at most two misses and two false alarms per class):\n\n"
-               + "\n".join(error_sample(dev)))
+    if "dev" in splits:
+        dev = predictions((i for i in items if i.split == "dev"), fallback)
+        out.append("Errors on `dev` (at most two misses and two false alarms per class):\n\n"
+                   + "\n".join(error_sample(dev)))
     return "\n".join(out)
 
 
@@ -244,13 +248,16 @@ def agreement_report(items: Sequence[CorpusItem], path: str | Path) -> str:
     held to, since no reader of these definitions agrees with their writer more than this."""
     pairs = second_labels(items, path)
     turns = sum(item.kind == "turn" for item, _ in pairs)
+    scores = score_classes([], pairs)
+    asked = {key for row in read_jsonl(Path(path)) for key in row}
+    if "question" not in asked:  # not asked: its rows would only echo the corpus's labels
+        scores = [s for s in scores if s.label not in ("question", "not_question")]
     return (f"Second annotator on {len(pairs)} items ({turns} turns, {len(pairs) - turns} "
-            f"replies), the corpus's labels as reference:\n\n"
-            f"{render_table(score_classes([], pairs))}")
+            f"replies), the corpus's labels as reference:\n\n{render_table(scores)}")
 
 
 def fallback_report(items: Sequence[CorpusItem], params_path: str = "params.yaml",
-                    settings_path: str | None = None) -> str:
+                    settings_path: str | None = None, splits: Sequence[str] = SPLITS) -> str:
     """:func:`report` with agent.yaml's ``language_fallback`` model behind the layer."""
     params = load_params(params_path)
     settings = load_agent_settings(settings_path)
@@ -260,7 +267,7 @@ def fallback_report(items: Sequence[CorpusItem], params_path: str = "params.yaml
                                    "is null: name a capable model to measure it")])
     with ModelHub(params.hub) as hub:
         fallback = LanguageFallback(hub.client(settings.language_fallback, label="language"))
-        return report(items, fallback)
+        return report(items, fallback, splits)
 
 
 def all_errors(items: Sequence[CorpusItem], split: str) -> str:
@@ -282,6 +289,12 @@ def parser() -> argparse.ArgumentParser:
     what.add_argument("--fallback", metavar="AGENT_YAML", nargs="?", const="",
                       help="measure with agent.yaml's language_fallback model behind the "
                            "layer (params.yaml of the working directory)")
+    cli.add_argument("--params", default="params.yaml", metavar="PARAMS",
+                     help="with --fallback: the params file whose providers serve the model "
+                          "(default: %(default)s)")
+    cli.add_argument("--split", choices=SPLITS, action="append", dest="splits",
+                     help="with --fallback: report only this split (repeatable), so the "
+                          "model is asked about its items only")
     what.add_argument("--errors", metavar="SPLIT", choices=SPLITS,
                       help="list every miss and false alarm on SPLIT (reading the holdout's "
                            "errors spends it: it must then become train)")
@@ -303,9 +316,13 @@ def main(argv: Sequence[str]) -> None:
         print(agreement_report(items, args.second))
     elif args.fallback is not None:
         try:
-            print(fallback_report(items, settings_path=args.fallback or None))
+            print(fallback_report(items, args.params, args.fallback or None,
+                                  tuple(args.splits or SPLITS)))
         except ConfigError as exc:
             sys.exit(f"error: {exc}")
+        except AwaitingAnswers as exc:  # a relayed model: answer the requests, then rerun
+            print(f"error: {exc}", file=sys.stderr)
+            sys.exit(exc.exit_code)
     elif args.errors:
         print(all_errors(items, args.errors))
     else:

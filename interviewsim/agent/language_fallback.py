@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from interviewsim.agent.language_model import REPLY_LABELS, TURN_LABELS
 from interviewsim.errors import ParseError
 from interviewsim.llm.asking import Ask, AskingClient, AskTask
+from interviewsim.llm.relay import AwaitingAnswers
 from interviewsim.llm.types import Message, OutputConstraint
 
 GUARDRAIL_LABELS = tuple(label for label in TURN_LABELS if label != "invitation")
@@ -137,16 +138,23 @@ class LanguageFallback:
     def prefetch(self, keys: Iterable[Key], desc: str = "language fallback") -> None:
         """Ask for many texts at once (one batch per attempt), e.g. a whole corpus."""
         todo = list(dict.fromkeys(k for k in keys if k not in self._known))
+        waiting: AwaitingAnswers | None = None
         for kind, task in (("turn", self._turns), ("reply", self._replies)):
             mine = [k for k in todo if k[0] == kind]
             if not mine:
                 continue
             asks = [Ask(messages=turn_messages(k[1]) if kind == "turn"
                         else reply_messages(k[1], k[2], k[3])) for k in mine]
-            for key, outcome in zip(mine, task.run(self.client, asks, MAX_ATTEMPTS, desc),
-                                    strict=True):
+            try:
+                outcomes = task.run(self.client, asks, MAX_ATTEMPTS, desc)
+            except AwaitingAnswers as exc:  # a relayed model: queue the replies' asks too
+                waiting = exc
+                continue
+            for key, outcome in zip(mine, outcomes, strict=True):
                 self._known[key] = outcome.value
                 self.invalid += outcome.value is None
+        if waiting is not None:
+            raise waiting
 
     def _labels(self, key: Key) -> frozenset[str] | None:
         if key not in self._known:

@@ -101,8 +101,23 @@ class ScriptedProviderSettings(_Settings):
     """``module:attribute`` naming a callable ``(request) -> str`` or a list of rules."""
 
 
+class RelayProviderSettings(_Settings):
+    kind: Literal["relay"]
+    """A model that answers outside this process (another machine, a person, a session with
+    no endpoint here): requests are written to ``requests`` and answers read from ``answers``
+    (interviewsim/llm/relay.py); a run with requests unanswered stops with exit 2."""
+    requests: str
+    """JSON Lines file the unanswered requests are written to (key, model, messages,
+    constraint, max_tokens), merged with those already waiting."""
+    answers: str
+    """JSON Lines file of answers, one ``{"key", "text"}`` a line."""
+    answerer: str = Field(min_length=1)
+    """Who answers (part of the cache identity, so two answerers never share an entry)."""
+
+
 ProviderSettings = Annotated[
-    LlamaCppProviderSettings | OpenAIProviderSettings | ScriptedProviderSettings,
+    LlamaCppProviderSettings | OpenAIProviderSettings | ScriptedProviderSettings
+    | RelayProviderSettings,
     Field(discriminator="kind"),
 ]
 

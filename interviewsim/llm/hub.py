@@ -49,6 +49,10 @@ def build_provider(name: str, settings: ProviderSettings, cache_dir: str) -> Pro
         from interviewsim.llm.llama_cpp_provider import LlamaCppProvider
 
         return LlamaCppProvider(settings, name, cache_dir)
+    if settings.kind == "relay":
+        from interviewsim.llm.relay import RelayProvider
+
+        return RelayProvider(settings, name)
     from interviewsim.llm.scripted import ScriptedProvider
 
     return ScriptedProvider.from_reference(settings.script)

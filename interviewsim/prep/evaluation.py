@@ -21,12 +21,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from interviewsim.errors import InputError, Problem, validation_problems
 from interviewsim.llm.asking import AskingClient
+from interviewsim.llm.relay import AwaitingAnswers
 from interviewsim.prep.evidence import load_evidence_file
 from interviewsim.prep.models import (
     Coverage,
@@ -38,6 +39,8 @@ from interviewsim.prep.models import (
 )
 from interviewsim.prep.pipeline import PrepState, run_match
 from interviewsim.prep.sources import read_text_file
+
+R = TypeVar("R", bound=BaseModel)
 
 Run = Callable[[str, list[EvidenceItem]], tuple[list[Requirement], list[Verdict]]]
 """One path: posting text and evidence in, requirements and their verdicts out."""
@@ -139,6 +142,9 @@ class Tally:
     misses: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     """Postings whose run a gate rejected (their requirements count as not found)."""
+    awaiting: AwaitingAnswers | None = None
+    """Set when a relayed model has requests waiting (interviewsim/llm/relay.py): the other
+    postings still ran, so one round of answers covers every posting's next step."""
     errors: list[tuple[str, Coverage, Coverage]] = field(default_factory=list)
 
     def rate(self, name: str) -> Rate:
@@ -169,20 +175,26 @@ def _posting_path(folder: Path, name: str) -> Path:
     return found[0]
 
 
-def _labels(path: Path) -> list[GoldLabel]:
-    labels: list[GoldLabel] = []
+def _records(path: Path, model: type[R]) -> list[tuple[int, R]]:
+    """A JSON Lines file of one record type, each with its line number; a line that is not
+    the format names the file and the line."""
+    records: list[tuple[int, R]] = []
     for number, line in enumerate(read_text_file(path)[0].splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            labels.append(GoldLabel.model_validate(json.loads(line)))
+            records.append((number, model.model_validate(json.loads(line))))
         except json.JSONDecodeError as exc:
             raise InputError([Problem(str(path), f"line {number}", f"not JSON: {exc.msg}")]
                              ) from None
         except ValidationError as exc:
             raise InputError(validation_problems(exc, str(path), prefix=f"line {number}")
                              ) from None
-    return labels
+    return records
+
+
+def _labels(path: Path) -> list[GoldLabel]:
+    return [label for _, label in _records(path, GoldLabel)]
 
 
 def load_part(folder: Path) -> list[Case]:
@@ -233,6 +245,68 @@ def score_case(case: Case, requirements: Sequence[Requirement], verdicts: Sequen
             tally.errors.append((f"{case.name}: {label.key_phrase}", label.verdict, shown[hit]))
 
 
+class ReaderVerdict(BaseModel):
+    """A second reader's verdict on one gold requirement (``prep eval --second``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    posting: str
+    key_phrase: str
+    verdict: Coverage
+    evidence: list[str]
+    why: str
+
+
+def load_reader(path: Path) -> dict[tuple[str, str], ReaderVerdict]:
+    """A second reader's verdicts (JSON Lines, one per gold requirement it judged), by
+    (posting, key phrase); a line that is not the format names the file and the line."""
+    verdicts: dict[tuple[str, str], ReaderVerdict] = {}
+    for number, row in _records(path, ReaderVerdict):
+        key = (row.posting, normalize(row.key_phrase))
+        if key in verdicts:
+            raise InputError([Problem(str(path), f"line {number}",
+                                      f"a second verdict on {row.posting}: {row.key_phrase!r}")])
+        verdicts[key] = row
+    return verdicts
+
+
+def reader_tally(cases: Sequence[Case],
+                 verdicts: dict[tuple[str, str], ReaderVerdict]) -> Tally | None:
+    """A second reader's verdicts scored as a path is (the gold as reference): each gold
+    requirement it judged is "extracted" as its own key phrase, so extraction recall says how
+    many it judged. None when it judged nothing in these cases. The reader's rates are the
+    ceiling a matcher is held to: no reader of the same definitions agrees with their writer
+    more than this one does, and a target below its rate is a target the labels cannot carry."""
+    tally = Tally()
+    for case in cases:
+        judged = [(label, verdicts.get((case.name, normalize(label.key_phrase))))
+                  for label in case.labels]
+        # shortest phrase first: a key phrase inside a longer one then finds itself first
+        judged = sorted(((label, v) for label, v in judged if v is not None),
+                        key=lambda pair: len(pair[0].key_phrase))
+        if not judged:
+            continue
+        requirements = [Requirement(id=f"REQ-{n:03d}", text=label.key_phrase,
+                                    normalized=normalize(label.key_phrase),
+                                    source_quote=label.key_phrase)
+                        for n, (label, _) in enumerate(judged, start=1)]
+        shown = [Verdict(requirement_id=r.id, coverage=v.verdict, evidence_ids=tuple(v.evidence),
+                         explanation=v.why, confidence=1.0)
+                 for r, (_, v) in zip(requirements, judged, strict=True)]
+        score_case(case, requirements, shown, tally)
+    return tally if tally.found else None
+
+
+def confusion(tally: Tally) -> str:
+    """Gold verdict (rows) against shown verdict (columns), as a Markdown table."""
+    order: tuple[Coverage, ...] = ("FULL", "PARTIAL", "GAP")
+    lines = ["| gold \\ shown | FULL | PARTIAL | GAP |", "|---|---|---|---|"]
+    for gold in order:
+        cells = " | ".join(str(tally.pairs.count((gold, shown))) for shown in order)
+        lines.append(f"| {gold} | {cells} |")
+    return "\n".join(lines)
+
+
 def pipeline_run(path: Literal["lexical", "llm"], client: AskingClient | None,
                  settings: PrepSettings) -> Run:
     """The ``prep match`` graph on one path (extraction and matching alike)."""
@@ -250,7 +324,11 @@ def pipeline_run(path: Literal["lexical", "llm"], client: AskingClient | None,
 def evaluate(cases: Sequence[Case], run: Run) -> Tally:
     tally = Tally()
     for case in cases:
-        requirements, verdicts = run(case.posting, case.evidence)
+        try:
+            requirements, verdicts = run(case.posting, case.evidence)
+        except AwaitingAnswers as waiting:
+            tally.awaiting = waiting
+            continue
         score_case(case, requirements, verdicts, tally)
     return tally
 

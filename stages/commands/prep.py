@@ -211,22 +211,40 @@ def run(posting: Path, evidence: Path | None, personality: Path | None, extracto
               help="Write this run's rates as the new baseline JSON.")
 @click.option("--errors", "show_errors", is_flag=True,
               help="List every disagreement with the gold and every requirement not found.")
+@click.option("--second", "second", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A second reader's verdicts (JSON Lines: posting, key_phrase, verdict, "
+                   "evidence, why): score them as a row of their own, the ceiling a path is "
+                   "held to, with gold against shown counts.")
 @params_option
 def eval_set(set_dir: Path, paths: tuple[str, ...], threshold: float, baseline: Path | None,
              tolerance: float, write_baseline: Path | None, show_errors: bool,
-             params_path: Path) -> None:
+             second: Path | None, params_path: Path) -> None:
     """Score verdicts against a labelled SET (docs/PREP.md, Evaluation set): per path and part,
     false-proof, over-credit and false-gap rates, FULL and extraction precision and recall."""
     with _user_errors(), ExitStack() as stack:
         parts = {name: evaluation.load_part(folder)
                  for name, folder in evaluation.parts(set_dir).items()}
+        reader = evaluation.load_reader(second) if second is not None else {}
         params = read_params(params_path) if "llm" in paths else None
         client = _client(stack, params) if params is not None else None
         settings = PrepSettings(match_threshold=threshold)
         rows = [(path, name, evaluation.evaluate(cases, evaluation.pipeline_run(
                     path, client if path == "llm" else None, settings)))  # type: ignore[arg-type]
                 for path in paths for name, cases in parts.items()]
+        read = [(name, tally) for name, cases in parts.items()
+                if (tally := evaluation.reader_tally(cases, reader)) is not None]
+        if second is not None and not read:
+            raise InputError([Problem(str(second), "posting, key_phrase",
+                                      f"no line names a gold requirement of {set_dir}")])
+        rows += [("second reader", name, tally) for name, tally in read]
+    waiting = [tally.awaiting for _, _, tally in rows if tally.awaiting is not None]
+    if waiting:  # the last one counts every request still waiting
+        click.echo(f"error: {waiting[-1]}", err=True)
+        raise SystemExit(waiting[-1].exit_code)
     click.echo(evaluation.table(rows))
+    for name, tally in read:
+        click.echo(f"\nsecond reader / {name}, gold (rows) against its verdicts:\n\n"
+                   f"{evaluation.confusion(tally)}")
     for path, name, tally in rows:
         if tally.failed:
             click.echo(f"{path}/{name}: rejected by a gate: {', '.join(tally.failed)}")
