@@ -149,7 +149,7 @@ def test_prep_eval_collects_every_postings_requests_per_round_and_scores_the_rep
 
 def test_the_prep_model_path_relayed_on_the_fourteenth_part_is_what_the_docs_show() -> None:
     result = CliRunner().invoke(cli, [
-        "prep", "eval", str(ROOT / "tests/data/prep_eval/holdout"), "--path", "lexical",
+        "prep", "eval", str(ROOT / "tests/data/prep_eval/tune15"), "--path", "lexical",
         "--path", "llm", "--params", str(PREP_RELAY / "params.yaml"),
         "--second", str(ROOT / "tests/data/prep_second_reader/fourteenth_part.verdicts.jsonl")])
     assert result.exit_code == 0, result.output  # every answer is committed: nothing waits
@@ -192,9 +192,10 @@ def _h16_fallback():
 def test_the_relayed_fallback_on_h16_is_what_the_docs_show() -> None:
     from interviewsim.agent.language_eval import fallback_report, load_corpus
 
-    corpus = load_corpus(ROOT / "tests/data/agent_language_corpus.jsonl")
+    corpus = [i for i in load_corpus(ROOT / "tests/data/agent_language_corpus.jsonl")
+              if i.id.startswith("h16-")]  # the holdout then, in train now
     shown = fallback_report(corpus, str(AGENT_RELAY / "params.yaml"),
-                            str(AGENT_RELAY / "agent.yaml"), ("holdout",))
+                            str(AGENT_RELAY / "agent.yaml"), ("train",))
     assert "Fallback outputs that never parsed: 0" in shown
     assert shown.strip() in (ROOT / "docs/AGENT.md").read_text(encoding="utf-8")
 
@@ -208,7 +209,7 @@ def test_the_relayed_models_own_answers_on_h16_are_what_the_docs_say() -> None:
 
     params, settings, fallback_class = _h16_fallback()
     items = [i for i in load_corpus(ROOT / "tests/data/agent_language_corpus.jsonl")
-             if i.split == "holdout"]
+             if i.id.startswith("h16-")]
     with ModelHub(params.hub) as hub:
         fallback = fallback_class(hub.client(settings.language_fallback, label="language"))
         asked = {i.id: (fallback.turn(i.text) if i.kind == "turn"
