@@ -192,8 +192,14 @@ decoding constraint needs to terminate, not a judgment about postings."""
 
 EXTRACTION_RULES = """
 You list the requirements a job posting states, as JSON.
+A requirement is anything the posting asks of the candidate, essential or desirable: a skill,
+qualification, licence, kind or length of experience, or trait; and every duty the role
+involves ("you will ...", "what you'll do", responsibilities), since a candidate may or may not
+have done it before. Pay, benefits, the company's description, working hours and how to apply
+are never requirements.
 Rules (each is checked by code; a violation fails the whole answer):
-- One entry per requirement the posting states. Take nothing that is not in the text.
+- One entry per requirement the posting states; a sentence or bullet that asks for several
+  things gives one entry for each. Take nothing that is not in the text.
 - source_quote: copy the posting's words for that requirement exactly, character for character.
 - text: the requirement in the posting's own words (may equal source_quote).
 - id: REQ-001, REQ-002, ... in order, no gaps.

@@ -134,10 +134,16 @@ class MatchOut(BaseModel):
 MATCH_RULES = """
 You judge, for each requirement, whether the supplied evidence supports it, as JSON.
 Coverage levels:
-- FULL: supplied evidence directly supports every important part of the requirement.
-- PARTIAL: related supplied evidence exists but misses an important dimension; name that
-  dimension in "missing".
-- GAP: no supplied evidence supports it; cite nothing. A gap is a correct, useful answer.
+- FULL: an item says affirmatively that the candidate has what is asked: the skill, tool,
+  credential or standard itself, and at least any number of years or amount stated. One of
+  the alternatives of "X or Y" is enough; an acronym and its spelled-out name are the same
+  thing; other words a careful recruiter would accept, and modest wording, count.
+- PARTIAL: related but short of it: fewer years or less of it, only part of a bundled
+  requirement, a neighbouring tool or standard, or a lower level of the same thing; name what
+  is missing in "missing".
+- GAP: nothing affirmative: the candidate denies it, only wishes or plans it, held it once and
+  let it lapse, failed it, watched someone else do it, or the evidence only shares words with
+  it. Cite nothing. A gap is a correct, useful answer.
 Rules (each is checked by code; a violation fails the whole answer):
 - One assessment per requirement, in the order given, using its requirement_id.
 - evidence_ids: only ids from the supplied evidence. Inventing support is the failure to avoid.
