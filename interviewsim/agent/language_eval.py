@@ -293,6 +293,9 @@ def parser() -> argparse.ArgumentParser:
     cli.add_argument("--params", default="params.yaml", metavar="PARAMS",
                      help="with --fallback: the params file whose providers serve the model "
                           "(default: %(default)s)")
+    cli.add_argument("--only", metavar="PREFIX", action="append",
+                     help="keep only the items whose id starts with PREFIX (repeatable), "
+                          "e.g. one writer's: --only h17-")
     cli.add_argument("--split", choices=SPLITS, action="append", dest="splits",
                      help="with --fallback: report only this split (repeatable), so the "
                           "model is asked about its items only")
@@ -313,6 +316,10 @@ def main(argv: Sequence[str]) -> None:
         sys.exit(f"error: {exc}")
     except (OSError, ValueError) as exc:
         sys.exit(f"error: {args.corpus}: {exc}")
+    if args.only:
+        items = [i for i in items if i.id.startswith(tuple(args.only))]
+        if not items:
+            sys.exit(f"error: {args.corpus}: no item id starts with {' or '.join(args.only)}")
     if args.second:
         print(agreement_report(items, args.second))
     elif args.fallback is not None:
