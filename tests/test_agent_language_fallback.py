@@ -34,6 +34,10 @@ LABELS: dict[str, list[str]] = {
     "Honestly I'm not sure where to take this next, any thoughts?": ["hint_request"],
     "I keep blanking and my hands are shaking.": ["upset"],
     "All good on my end.": ["no_more_questions"],
+    "What questions do you have for me?": ["invitation"],
+    "That is the technical part finished, so the remaining time belongs to you.": ["invitation"],
+    "Over to you: how would you fix the leak?": [],
+    "Nope, I'm set.": ["no_more_questions"],
 }
 """What the scripted capable model answers, by the text it is asked about."""
 
@@ -88,11 +92,37 @@ def test_the_fallback_adds_what_rules_and_the_encoder_miss_and_names_itself(tmp_
     assert recorder.asked == [text]
 
 
-def test_the_rules_findings_stand_when_the_fallback_says_none(tmp_path):
+def test_the_models_reading_is_final_but_a_leaked_rubric_id_stays(tmp_path):
+    """Round 16: where the capable model answers, the rules' findings no longer stand (their
+    false alarms were what kept the layer below the bar); an area id leaked verbatim is the
+    code's own finding and stays."""
+    text = "Great answer, you nailed it."
+    assert Rule.PRAISE in rule_matches(text)
+    leak = "You're doing well on distributed_systems so far."
     layer, _, hub = fallback(tmp_path)
     with hub:
-        audit = GuardrailAuditor((), layer).audit(1, "CODING", "Great answer, you nailed it.")
-    assert Rule.PRAISE in {v.rule for v in audit.violations}
+        audit = GuardrailAuditor((), layer).audit(1, "CODING", text)
+        leaked = GuardrailAuditor(("distributed_systems",), layer).audit(2, "CODING", leak)
+    assert audit.violations == []
+    assert [(v.rule, v.match) for v in leaked.violations] == [
+        (Rule.RUBRIC_LEAK, "distributed_systems")]
+
+
+def test_the_models_reading_of_an_invitation_decides_whether_a_closer_counts(tmp_path):
+    """The code misses a hand-over in other words and takes a question about the task for
+    one; with the capable model its reading decides, in the prompt and for the closer."""
+    from interviewsim.agent.signals import invitation_reading, invites_questions
+
+    handover = "That is the technical part finished, so the remaining time belongs to you."
+    task = "Over to you: how would you fix the leak?"
+    assert not invites_questions(handover) and invites_questions(task)  # the code's misreads
+    layer, recorder, hub = fallback(tmp_path)
+    with hub:
+        assert invitation_reading(handover, layer) and not invitation_reading(task, layer)
+        assert Signal.NO_MORE_QUESTIONS in detect_signals("Nope, I'm set.", handover, layer)
+        assert Signal.NO_MORE_QUESTIONS not in detect_signals("Nope, I'm set.", task, layer)
+    assert not invitation_reading(handover) and invitation_reading(task)  # no model: the code
+    assert handover in recorder.asked and task in recorder.asked
 
 
 def test_an_encoder_label_counts_only_where_the_fallback_agrees(tmp_path, use, base_encoder):

@@ -330,7 +330,7 @@ class GuardrailAuditor:
                  fallback: LanguageFallback | None = None):
         self._ids = _id_pattern(rubric_area_ids)
         self.fallback = fallback
-        """The capable model that decides what the rules do not find (``language_fallback``)."""
+        """The capable model whose reading of a turn is final (``language_fallback``)."""
 
     def audit(
         self, turn: int, state: str, text: str, after: Iterable[Signal] = ()
@@ -346,7 +346,9 @@ class GuardrailAuditor:
         # a turn of acknowledgements only ("Okay.", "Got it.") has nothing for the model
         model_labels = turn_labels(plain) if said else frozenset()
         asked = self.fallback.turn(text) if self.fallback is not None and said else None
-        if asked is not None:  # the fallback decides what the rules left open
+        if asked is not None:  # the capable model's reading is final; a leaked id stays
+            matches = {rule: match for rule, match in matches.items()
+                       if rule is Rule.RUBRIC_LEAK and leaked_id and match == leaked_id.group(0)}
             for rule in sorted(Rule(label) for label in asked):
                 matches.setdefault(rule, f"(fallback) {text}")
         else:

@@ -29,7 +29,7 @@ from interviewsim.agent.config import SETTINGS_PATH, load_agent_settings
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule
 from interviewsim.agent.language_fallback import LanguageFallback
 from interviewsim.agent.language_model import item_pair, pair_of, prefetch
-from interviewsim.agent.signals import Signal, detect_signals, invites_questions
+from interviewsim.agent.signals import Signal, detect_signals, invitation_reading
 from interviewsim.config.params import load_params
 from interviewsim.data.jsonio import read_jsonl
 from interviewsim.errors import ConfigError, InputError, Problem
@@ -102,7 +102,7 @@ def predict(item: CorpusItem, auditor: GuardrailAuditor | None = None) -> set[st
     if item.kind == "turn":
         audit = auditor.audit(0, "", item.text)
         return {"question" if is_question(item.text) else "not_question",
-                *(["invitation"] if invites_questions(item.text) else []),
+                *(["invitation"] if invitation_reading(item.text, auditor.fallback) else []),
                 *(v.rule.value for v in audit.violations)}
     return {s.value for s in detect_signals(item.text, item.after, auditor.fallback)} or {NORMAL}
 
@@ -144,10 +144,11 @@ def predictions(items: Iterable[CorpusItem],
                 fallback: LanguageFallback | None = None) -> list[Prediction]:
     """Every item's labels; a fallback model is asked about all of them in one batch first."""
     items = list(items)
-    if fallback is not None:
-        fallback.prefetch(("turn", i.text, None, False) if i.kind == "turn"
-                          else ("reply", i.text, i.after, invites_questions(i.after))
-                          for i in items)
+    if fallback is not None:  # turns first: a reply's prompt carries the model's reading
+        fallback.prefetch([("turn", i.text if i.kind == "turn" else i.after, None, False)
+                           for i in items if i.kind == "turn" or i.after])
+        fallback.prefetch(("reply", i.text, i.after, invitation_reading(i.after, fallback))
+                          for i in items if i.kind == "reply")
     # the encoder reads every text in batches first (turns, replies, the turns replies answer)
     prefetch([item_pair(i) for i in items] + [pair_of("turn", i.after) for i in items if i.after])
     auditor = GuardrailAuditor(RUBRIC_IDS, fallback)

@@ -4,9 +4,11 @@ The rules know constructions and the n-gram models know the corpus's writers; a 
 paraphrases get past both (docs/AGENT.md, "Reading what was said"). When ``agent.yaml`` names
 a ``language_fallback`` model, each interviewer turn and each candidate reply is also put to
 it, once, as one JSON question: which of the classes below does this text carry? What the
-rules find stands (their findings name the offending words); the model then decides the rest,
-so an n-gram label counts only where the model agrees and the model may add labels the rules
-missed. An output that never parses leaves the text to the rules and the n-gram models.
+model's reading is final (round 16, docs/AGENT.md): a turn's guardrails and a reply's
+signals are the labels it gives, and whether a turn invites the candidate's questions is its
+reading too (the code keeps a rubric id it finds leaked verbatim, drops a hint request after an
+invitation and counts a closer only after one). An output that never parses leaves the text to
+the rules and the encoder.
 
 The embedded SmolLM2-135M is refused as the fallback (:func:`capable`): asked this question it
 answers yes almost everywhere (precision equal to the base rate, issue #34). Whether a model
@@ -27,11 +29,16 @@ from interviewsim.llm.relay import AwaitingAnswers
 from interviewsim.llm.types import Message, OutputConstraint
 
 GUARDRAIL_LABELS = tuple(label for label in TURN_LABELS if label != "invitation")
+TURN_ASKED = ("invitation", *GUARDRAIL_LABELS)
+"""What the fallback is asked of a turn: its guardrails, and whether it invites questions."""
 MAX_ATTEMPTS = 2
 INCAPABLE = ("smollm2-135m",)
 """Model names (or GGUF paths) never accepted as the fallback."""
 
 TURN_CLASSES = {
+    "invitation": "hands the floor to the candidate to ask their own questions (about the "
+                  "role, the team or the employer), now; a question about a task, or a "
+                  "promise of time later, is not one",
     "praise": "tells the candidate that their answer, or they, are good, right or impressive "
               "(a verdict given away, a favourable comparison, a grade-like compliment)",
     "dismissive": "tells the candidate that their answer, or they, are wrong, poor or silly, "
@@ -128,8 +135,7 @@ class LanguageFallback:
 
     def __init__(self, client: AskingClient):
         self.client = client
-        self._turns = AskTask(parse=_parser(GUARDRAIL_LABELS),
-                              constraints=(_schema(GUARDRAIL_LABELS),))
+        self._turns = AskTask(parse=_parser(TURN_ASKED), constraints=(_schema(TURN_ASKED),))
         self._replies = AskTask(parse=_parser(REPLY_LABELS), constraints=(_schema(REPLY_LABELS),))
         self._known: dict[Key, frozenset[str] | None] = {}
         self.invalid = 0
@@ -163,7 +169,14 @@ class LanguageFallback:
 
     def turn(self, text: str) -> frozenset[str] | None:
         """The guardrail classes the model reads in an interviewer turn; None: no valid answer."""
-        return self._labels(("turn", text, None, False))
+        labels = self._labels(("turn", text, None, False))
+        return None if labels is None else labels - {"invitation"}
+
+    def invites(self, text: str) -> bool | None:
+        """Whether the model reads the turn as handing the floor to the candidate's own
+        questions; None: no valid answer."""
+        labels = self._labels(("turn", text, None, False))
+        return None if labels is None else "invitation" in labels
 
     def reply(self, text: str, after: str | None, invited: bool) -> frozenset[str] | None:
         """The signal classes the model reads in a reply; None: no valid answer."""

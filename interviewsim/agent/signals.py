@@ -304,20 +304,29 @@ def _declares_done(reply: tuple[Sentence, ...], invited: bool) -> bool:
     return False
 
 
+def invitation_reading(turn: str | None, fallback: LanguageFallback | None = None) -> bool:
+    """Whether a turn hands the floor to the candidate's own questions: a capable fallback
+    model's reading when it gives one, else the code's (:func:`invites_questions`)."""
+    read = fallback.invites(turn) if fallback is not None and turn else None
+    return invites_questions(turn) if read is None else read
+
+
 def detect_signals(reply: str, question: str | None = None,
                    fallback: LanguageFallback | None = None) -> frozenset[Signal]:
     """Every signal present in one candidate reply (usually none): the rules' and the reply
-    model's, or, with a ``fallback`` model, the rules' and the fallback's.
+    model's, or, with a ``fallback`` model, the fallback's alone.
 
     ``question`` is the interviewer turn the reply answers: an invitation to ask questions
     makes "That's all." a closing and rules out hint requests. The encoder reads a reply with
     that turn, so without one the rules decide alone.
     """
-    invited = invites_questions(question)
-    rules = rule_signals(reply, question)
+    invited = invitation_reading(question, fallback)
+    rules = rule_signals(reply, question, invited)
     asked = fallback.reply(reply, question, invited) if fallback is not None else None
-    if asked is not None:
-        found = {*rules, *map(Signal, asked)}
+    if asked is not None:  # the capable model's reading is final
+        found = set(map(Signal, asked))
+        if not invited:
+            found.discard(Signal.NO_MORE_QUESTIONS)
     elif question:  # the encoder reads a reply with the turn it answers, never without one
         model = reply_labels(reply, question)
         found = {*rules, *map(Signal, model)} - set(
