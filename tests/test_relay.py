@@ -158,6 +158,18 @@ def test_the_prep_model_path_relayed_on_the_holdout_is_what_the_docs_show() -> N
             assert line in docs, line
 
 
+def test_the_prep_model_path_relayed_on_every_part_is_what_the_docs_show() -> None:
+    result = CliRunner().invoke(cli, [
+        "prep", "eval", str(ROOT / "tests/data/prep_eval"), "--path", "llm",
+        "--params", str(PREP_RELAY / "params.yaml")])
+    assert result.exit_code == 0, result.output  # every answer is committed: nothing waits
+    docs = (ROOT / "docs/PREP.md").read_text(encoding="utf-8")
+    rows = [line for line in result.output.splitlines() if line.startswith("| llm |")]
+    assert len(rows) == 16
+    for line in rows:
+        assert line in docs, line
+
+
 def test_the_second_reader_of_the_fourteenth_part_is_what_the_docs_show() -> None:
     """The second reader's row and its gold-against-verdict table, and the lexical row beside
     them (the model path's row there was taken with the prompts before prompt round 1)."""
