@@ -325,8 +325,6 @@ def detect_signals(reply: str, question: str | None = None,
     asked = fallback.reply(reply, question, invited) if fallback is not None else None
     if asked is not None:  # the capable model's reading is final
         found = set(map(Signal, asked))
-        if not invited:
-            found.discard(Signal.NO_MORE_QUESTIONS)
     elif question:  # the encoder reads a reply with the turn it answers, never without one
         model = reply_labels(reply, question)
         found = {*rules, *map(Signal, model)} - set(
@@ -335,8 +333,8 @@ def detect_signals(reply: str, question: str | None = None,
         found = set(rules)
     if invited:
         found.discard(Signal.HINT_REQUEST)
-    elif Signal.NO_MORE_QUESTIONS not in rules:
-        found.discard(Signal.NO_MORE_QUESTIONS)  # a fallback's closer counts after an invitation
+    elif asked is not None or Signal.NO_MORE_QUESTIONS not in rules:
+        found.discard(Signal.NO_MORE_QUESTIONS)  # a model's closer counts after an invitation
     return frozenset(found)
 
 

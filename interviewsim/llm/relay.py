@@ -97,26 +97,28 @@ class RelayProvider(Provider):
         answers = self.answers()
         waiting = {key: request for key, request in misses.items() if key not in answers}
         if waiting:
-            self._enqueue(model, waiting)
+            self._enqueue(model, waiting, answers)
         return {key: self._result(model, request, answers[key])
                 for key, request in misses.items() if key in answers}
 
-    def _enqueue(self, model: str, waiting: Mapping[str, ChatRequest]) -> None:
+    def _enqueue(self, model: str, waiting: Mapping[str, ChatRequest],
+                 answers: Mapping[str, str]) -> int:
+        """Add ``waiting`` to the requests file (dropping what ``answers`` now answers);
+        returns how many requests the file holds."""
         queued = ({str(row["key"]): row for row in read_jsonl(self.requests_path)}
                   if self.requests_path.exists() else {})
-        answered = self.answers()
-        queued = {key: row for key, row in queued.items() if key not in answered}
+        queued = {key: row for key, row in queued.items() if key not in answers}
         queued.update({key: request_record(key, model, request)
                        for key, request in waiting.items()})
         self.requests_path.parent.mkdir(parents=True, exist_ok=True)
         write_jsonl_atomic(self.requests_path, (queued[key] for key in sorted(queued)))
+        return len(queued)
 
     async def complete(self, model: str, request: ChatRequest) -> ChatResult:
         key = cache_key(self.identity(model), request)
         answers = self.answers()
         if key in answers:
             return self._result(model, request, answers[key])
-        self._enqueue(model, {key: request})
-        waiting = sum(1 for _ in read_jsonl(self.requests_path))
+        waiting = self._enqueue(model, {key: request}, answers)
         raise AwaitingAnswers(waiting, self.requests_path, self.answers_path)
 
