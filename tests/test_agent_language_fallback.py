@@ -15,7 +15,7 @@ import yaml
 from interviewsim.agent.config import AgentSettings
 from interviewsim.agent.guardrails import GuardrailAuditor, Rule, rule_matches
 from interviewsim.agent.language_eval import CorpusItem, main, predictions
-from interviewsim.agent.language_fallback import LanguageFallback, capable
+from interviewsim.agent.language_fallback import LanguageFallback
 from interviewsim.agent.language_model import turn_labels
 from interviewsim.agent.plan import load_plan
 from interviewsim.agent.results import CandidateInfo
@@ -23,6 +23,7 @@ from interviewsim.agent.setup import open_clients, run_session
 from interviewsim.agent.signals import Signal, detect_signals
 from interviewsim.config.params import Params
 from interviewsim.errors import ConfigError
+from interviewsim.llm.capability import capable
 from interviewsim.llm.types import ChatRequest
 from tests.language_doubles import fixed
 from tests.test_agent_support import PersonaScript, ScriptedCandidate, make_hub

@@ -10,13 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from interviewsim.agent.language_fallback import capable
 from interviewsim.config.params import Params
-from interviewsim.config.settings import ModelSettings
-from interviewsim.errors import ConfigError, Problem, validation_problems
+from interviewsim.config.settings import ModelSettings, load_settings_file
+from interviewsim.errors import ConfigError, Problem
+from interviewsim.llm.capability import capable
 
 
 def _agent_data_dir() -> Path:
@@ -123,13 +122,4 @@ def load_agent_settings(path: str | Path | None = None) -> AgentSettings:
         if not SETTINGS_PATH.exists():
             return AgentSettings()
         path = SETTINGS_PATH
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError([Problem(str(path), "", "agent settings file not found")])
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return AgentSettings.model_validate(data)
-    except yaml.YAMLError as exc:
-        raise ConfigError([Problem(str(path), "", f"invalid YAML: {exc}")]) from None
-    except ValidationError as exc:
-        raise ConfigError(validation_problems(exc, str(path))) from None
+    return load_settings_file(Path(path), AgentSettings, "agent settings")

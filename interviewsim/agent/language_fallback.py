@@ -10,11 +10,12 @@ reading too (the code keeps a rubric id it finds leaked verbatim, drops a hint r
 invitation and counts a closer only after one). An output that never parses leaves the text to
 the rules and the encoder.
 
-The embedded SmolLM2-135M is refused as the fallback (:func:`capable`): asked this question it
-answers yes almost everywhere (precision equal to the base rate, issue #34). Whether a model
-is good enough is measured, not assumed: ``python -m interviewsim.agent.language_eval CORPUS
---fallback`` scores the layer with it on every split. Calls go through the model seam, so they
-are cached like any other and a replay asks nothing again.
+The embedded SmolLM2-135M is refused as the fallback (``interviewsim.llm.capability``):
+asked this question it answers yes almost everywhere (precision equal to the base rate, issue
+#34). Whether a model is good enough is measured, not assumed: ``python -m
+interviewsim.agent.language_eval CORPUS --fallback`` scores the layer with it on every split.
+Calls go through the model seam, so they are cached like any other and a replay asks nothing
+again.
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ GUARDRAIL_LABELS = tuple(label for label in TURN_LABELS if label != "invitation"
 TURN_ASKED = ("invitation", *GUARDRAIL_LABELS)
 """What the fallback is asked of a turn: its guardrails, and whether it invites questions."""
 MAX_ATTEMPTS = 2
-INCAPABLE = ("smollm2-135m",)
-"""Model names (or GGUF paths) never accepted as the fallback."""
 
 TURN_CLASSES = {
     "invitation": "hands the floor to the candidate to ask their own questions (about the "
@@ -70,12 +69,6 @@ _SYSTEM = (
     'JSON only: {"labels": [...]}, listing the classes the utterance carries (an empty list '
     "when none)."
 )
-
-
-def capable(model: str, model_path: str | None = None) -> bool:
-    """False for the models this fallback must never be (the embedded 135M)."""
-    names = f"{model} {model_path or ''}".lower()
-    return not any(name in names for name in INCAPABLE)
 
 
 def _schema(labels: Sequence[str]) -> OutputConstraint:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from pathlib import Path
+from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from interviewsim.errors import ConfigError, Problem, validation_problems
 
 
 class _Settings(BaseModel):
@@ -167,3 +171,21 @@ class HubSettings(_Settings):
     """US dollars per million tokens by model name, for cost estimates."""
     seed: int = 0
     """The seed every request carries (each sample index derives its own sampling seed)."""
+
+
+SettingsT = TypeVar("SettingsT", bound=BaseModel)
+
+
+def load_settings_file(path: Path, model: type[SettingsT], what: str) -> SettingsT:
+    """A YAML settings file (``what``: "agent settings") validated as ``model``; a missing
+    file, invalid YAML or an invalid value raises :class:`ConfigError` naming the file and
+    the key (never a traceback)."""
+    if not path.is_file():
+        raise ConfigError([Problem(str(path), "", f"{what} file not found")])
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        return model.model_validate(data)
+    except yaml.YAMLError as exc:
+        raise ConfigError([Problem(str(path), "", f"invalid YAML: {exc}")]) from None
+    except ValidationError as exc:
+        raise ConfigError(validation_problems(exc, str(path))) from None

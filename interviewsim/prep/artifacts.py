@@ -87,20 +87,24 @@ def _write_common(out_dir: Path, outcome: PrepOutcome) -> None:
     write_jsonl_atomic(out_dir / "calls.jsonl", (_dump(call) for call in state.calls))
 
 
-def write_match_outputs(out_dir: Path, outcome: PrepOutcome) -> None:
-    """requirements, matches, focus areas and plan.md, or an error report."""
+def write_match_outputs(out_dir: Path, outcome: PrepOutcome, read_by: str | None = None
+                        ) -> None:
+    """requirements, matches, focus areas and plan.md, or an error report; ``read_by`` says
+    in the plan who extracted and who decided."""
     _write_common(out_dir, outcome)
     state = outcome.state
     if outcome.valid:
         _remove(out_dir, ERROR_FILES)
         write_text_atomic(out_dir / "plan.md", render_plan(
-            state.requirements, state.matches, state.focus_areas, state.evidence))
+            state.requirements, state.matches, state.focus_areas, state.evidence, read_by))
     else:
         _write_error(out_dir, outcome, PLAN_FILES, "plan")
 
 
-def write_prep_outputs(out_dir: Path, outcome: PrepOutcome) -> None:
-    """Stage artifacts, clarification_records.json, and the package or an error report."""
+def write_prep_outputs(out_dir: Path, outcome: PrepOutcome, read_by: str | None = None
+                       ) -> None:
+    """Stage artifacts, clarification_records.json, and the package or an error report;
+    ``read_by`` says in the package who extracted and who decided."""
     _write_common(out_dir, outcome)
     state = outcome.state
     write_json_atomic(out_dir / "round_context.json", _dump(state.round_context))
@@ -110,6 +114,6 @@ def write_prep_outputs(out_dir: Path, outcome: PrepOutcome) -> None:
     if state.package is not None:
         _remove(out_dir, ERROR_FILES)
         write_json_atomic(out_dir / "package.json", _dump(state.package))
-        write_text_atomic(out_dir / "package.md", render_package(state.package))
+        write_text_atomic(out_dir / "package.md", render_package(state.package, read_by))
     else:
         _write_error(out_dir, outcome, PACKAGE_FILES, "package")

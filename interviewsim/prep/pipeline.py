@@ -121,15 +121,23 @@ def answer_long_enough(state: PrepState) -> bool:
 
 
 class Nodes:
-    """The node functions, bound to the model client they may use (None: offline only)."""
+    """The node functions, bound to the model clients they may use (None: offline only).
 
-    def __init__(self, client: AskingClient | None):
+    ``reader`` reads (model extraction, model matching, clarification assessments); without
+    one, ``client`` does, as it writes the strategy and the questions.
+    """
+
+    def __init__(self, client: AskingClient | None, reader: AskingClient | None = None):
         self.client = client
+        self.reader = reader
 
     def _model(self) -> AskingClient:
         if self.client is None:
             raise RuntimeError("this step needs a model client; none was configured")
         return self.client
+
+    def _reader(self) -> AskingClient:
+        return self.reader if self.reader is not None else self._model()
 
     def round_context(self, state: PrepState) -> None:
         problems: list[str] = []
@@ -146,7 +154,7 @@ class Nodes:
         if state.extractor == "lexical":
             state.requirements = extract_lexical(state.posting)
             return
-        requirements, call = extract_llm(state.posting, self._model(), state.settings)
+        requirements, call = extract_llm(state.posting, self._reader(), state.settings)
         state.calls.append(call)
         state.requirements = requirements or []
         if requirements is None:
@@ -165,7 +173,7 @@ class Nodes:
             state.matches = match_lexical(state.requirements, state.evidence, state.settings,
                                           state.term_weights)
             return
-        verdicts, call = match_llm(state.requirements, state.evidence, self._model(),
+        verdicts, call = match_llm(state.requirements, state.evidence, self._reader(),
                                    state.settings)
         state.calls.append(call)
         state.matches = verdicts or []
@@ -233,7 +241,7 @@ class Nodes:
         assert state.current is not None and state.question is not None
         assessment, call = clarify.assess_answer(state.requirement(state.current),
                                                  state.question, state.answer or "",
-                                                 self._model(), state.settings)
+                                                 self._reader(), state.settings)
         state.calls.append(call)
         state.assessment, state.assessment_error = assessment, call.parse_error
 
@@ -280,9 +288,10 @@ class Nodes:
         state.stop_reason = f"{state.failed_gate}_rejected"
 
 
-def build_match_graph(client: AskingClient | None) -> Graph[PrepState]:
+def build_match_graph(client: AskingClient | None, reader: AskingClient | None = None
+                      ) -> Graph[PrepState]:
     """extract → gate → match → gate → assess → plan; any failed gate → error report."""
-    n = Nodes(client)
+    n = Nodes(client, reader)
     nodes: dict[str, Callable[[PrepState], None]] = {
         "extract": n.extract, "extraction_gate": n.extraction_gate, "match": n.match,
         "match_gate": n.match_gate, "assess": n.assess, "plan": n.plan,
@@ -293,9 +302,10 @@ def build_match_graph(client: AskingClient | None) -> Graph[PrepState]:
     return Graph("match", "extract", nodes, edges)
 
 
-def build_prep_graph(client: AskingClient) -> Graph[PrepState]:
+def build_prep_graph(client: AskingClient, reader: AskingClient | None = None
+                     ) -> Graph[PrepState]:
     """The full workflow twice around the clarification loop; ``ask`` is the interrupt."""
-    n = Nodes(client)
+    n = Nodes(client, reader)
     nodes: dict[str, Callable[[PrepState], None]] = {
         name: getattr(n, name) for name in (
             "round_context", "extract", "extraction_gate", "match", "match_gate", "assess",
@@ -337,17 +347,19 @@ class PrepOutcome:
         return self.state.package is not None or self.state.stop_reason == "plan_ready"
 
 
-def run_match(state: PrepState, client: AskingClient | None = None) -> PrepOutcome:
-    """The offline plan: requirements, verdicts and focus areas, or an error report."""
-    execution = build_match_graph(client).execute(state)
+def run_match(state: PrepState, client: AskingClient | None = None,
+              reader: AskingClient | None = None) -> PrepOutcome:
+    """The plan: requirements, verdicts and focus areas, or an error report (offline on the
+    lexical paths)."""
+    execution = build_match_graph(client, reader).execute(state)
     execution.advance()
     return PrepOutcome(state, execution.trajectory, execution.interrupts)
 
 
-def run_prep(state: PrepState, client: AskingClient, answers: clarify.AnswerSource
-             ) -> PrepOutcome:
+def run_prep(state: PrepState, client: AskingClient, answers: clarify.AnswerSource,
+             reader: AskingClient | None = None) -> PrepOutcome:
     """The full run: at each interrupt the answer source answers the question asked."""
-    execution = build_prep_graph(client).execute(state)
+    execution = build_prep_graph(client, reader).execute(state)
     while execution.advance() is not None:
         assert state.current is not None and state.question is not None
         state.answer = answers(state.requirement(state.current), state.question)

@@ -65,21 +65,25 @@ def _practice(requirements: Sequence[Requirement], matches: Sequence[Verdict],
 
 
 def render_plan(requirements: Sequence[Requirement], matches: Sequence[Verdict],
-                focus_areas: Sequence[FocusArea], evidence: Sequence[EvidenceItem]) -> str:
+                focus_areas: Sequence[FocusArea], evidence: Sequence[EvidenceItem],
+                read_by: str | None = None) -> str:
+    """``read_by``: who extracted and who decided (:meth:`PrepConfig.provenance`)."""
     counts = {c: sum(v.coverage == c for v in matches) for c in ("FULL", "PARTIAL", "GAP")}
     lines = ["# Preparation plan", "",
              f"{len(requirements)} requirements: {counts['FULL']} supported, "
              f"{counts['PARTIAL']} in part, {counts['GAP']} gaps; {len(evidence)} evidence "
-             "items.", "", "## Focus areas", "",
+             "items.", "", *([read_by, ""] if read_by else []), "## Focus areas", "",
              *focus_table(requirements, matches, focus_areas), "",
              "## Practice for the gaps", "", *_practice(requirements, matches, focus_areas), "",
              "## Evidence", "", *_evidence_list(evidence), ""]
     return "\n".join(lines)
 
 
-def render_package(package: Package) -> str:
+def render_package(package: Package, read_by: str | None = None) -> str:
+    """``read_by``: who extracted and who decided (:meth:`PrepConfig.provenance`)."""
     strategy = package.strategy
-    lines = ["# Interview preparation package", "", f"Stop reason: `{package.stop_reason}`", ""]
+    lines = ["# Interview preparation package", "", f"Stop reason: `{package.stop_reason}`", "",
+             *([read_by, ""] if read_by else [])]
     if package.round_context is not None:
         rc = package.round_context
         lines += ["## Round", "", f"- type: {rc.round_type or '—'}; format: {rc.format or '—'}",

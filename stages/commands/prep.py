@@ -13,16 +13,20 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from interviewsim.config.params import Params
+from interviewsim.config.settings import ModelSettings
 from interviewsim.errors import ConfigError, InputError, Problem
 from interviewsim.llm.asking import AskingClient
 from interviewsim.prep import evaluation
 from interviewsim.prep.artifacts import clear_outputs, write_match_outputs, write_prep_outputs
 from interviewsim.prep.clarify import ScriptedAnswers
+from interviewsim.prep.config import SETTINGS_PATH, PrepConfig, load_prep_config
 from interviewsim.prep.evidence import load_evidence_file, personality_evidence
 from interviewsim.prep.modelcall import grammar_converter_available
 from interviewsim.prep.models import EvidenceItem, PrepSettings, Requirement
@@ -30,7 +34,15 @@ from interviewsim.prep.pipeline import PrepOutcome, PrepState, run_match, run_pr
 from interviewsim.prep.sources import read_text_file
 from stages.common import params_option, read_params
 
+if TYPE_CHECKING:
+    from interviewsim.llm import ModelHub
+
 PREP_DIR = Path("data/artifacts/prep")
+
+prep_settings_option = click.option(
+    "--prep-settings", "prep_settings", type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Prep settings: the reader model [default: data/prep/prep.yaml of this repository].")
 
 
 def _inputs(func: Callable) -> Callable:
@@ -42,10 +54,12 @@ def _inputs(func: Callable) -> Callable:
         click.option("--personality", type=click.Path(exists=True, path_type=Path),
                      help="A personality folder or prepared_input.json: one item per training "
                           "pair, citing its qa_id."),
-        click.option("--extractor", type=click.Choice(["lexical", "llm"]), default="lexical",
-                     show_default=True, help="How requirements are extracted."),
-        click.option("--matcher", type=click.Choice(["lexical", "llm"]), default="lexical",
-                     show_default=True, help="How requirements are matched to evidence."),
+        click.option("--extractor", type=click.Choice(["lexical", "llm"]), default=None,
+                     help="How requirements are extracted [default: llm when the prep "
+                          "settings name a reader model, else lexical]."),
+        click.option("--matcher", type=click.Choice(["lexical", "llm"]), default=None,
+                     help="How requirements are matched to evidence [default: llm when the "
+                          "prep settings name a reader model, else lexical]."),
         click.option("--threshold", type=click.FloatRange(0, 1), default=0.30,
                      show_default=True, help="Lexical coverage needed for FULL."),
         click.option("--max-tokens", type=click.IntRange(1), default=2048, show_default=True,
@@ -53,6 +67,7 @@ def _inputs(func: Callable) -> Callable:
         click.option("--max-requirements", type=click.IntRange(1), default=None,
                      help="Fail when more requirements are extracted (default: no limit)."),
         params_option,
+        prep_settings_option,
     ]
     for option in reversed(options):
         func = option(func)
@@ -82,23 +97,60 @@ def _evidence(evidence: Path | None, personality: Path | None,
     return personality_evidence(personality, params.data.test_fraction)
 
 
-def _client(stack: ExitStack, params: Params) -> AskingClient:
-    """The generator model through the shared seam (cache, retries, usage).
+@dataclass(frozen=True)
+class _Setup:
+    """What a prep command resolved before running: params, prep settings, the two paths."""
 
-    The embedded runtime needs llama-cpp-python; without it the run stops here with a message
-    naming the way out, before any model is loaded (the fixture-model demo does not need it).
-    """
-    from interviewsim.llm import ModelHub
+    params: Params
+    config: PrepConfig
+    extractor: str
+    matcher: str
 
-    name = params.models.generator.provider
-    if params.providers[name].kind == "llama_cpp" and not grammar_converter_available():
-        raise ConfigError([Problem("params", f"providers.{name}.kind", (
-            "llama_cpp needs llama-cpp-python, which is not installed: install it "
-            "(make setup), or run the offline demo with --params "
-            "data/prep/params.fixture.yaml"))])
+    @property
+    def read_by(self) -> str:
+        generator = self.params.models.generator
+        return self.config.provenance(self.extractor, self.matcher, generator)
 
-    hub = stack.enter_context(ModelHub(params.hub))
-    return hub.client(params.models.generator, label="prep")
+
+def _setup(params_path: Path, prep_settings: Path | None, extractor: str | None,
+           matcher: str | None) -> _Setup:
+    """Params and prep settings read and checked; each path the flag's, else the reader's
+    (llm when the prep settings name one), else lexical."""
+    params = read_params(params_path)
+    config = load_prep_config(prep_settings)
+    config.check(params, str(prep_settings or SETTINGS_PATH))
+    default = "llm" if config.reader is not None else "lexical"
+    return _Setup(params, config, extractor or default, matcher or default)
+
+
+class _Models:
+    """The command's model clients (the generator, the reader), on one hub opened at the
+    first client: cache, retries and usage shared through the model seam."""
+
+    def __init__(self, stack: ExitStack, params: Params):
+        self.stack, self.params = stack, params
+        self.hub: ModelHub | None = None
+
+    def client(self, model: ModelSettings | None = None, label: str = "prep") -> AskingClient:
+        """``model`` (default: the generator). The embedded runtime needs llama-cpp-python;
+        without it the run stops here with a message naming the way out, before any model is
+        loaded (the fixture-model demo does not need it)."""
+        from interviewsim.llm import ModelHub
+
+        model = model or self.params.models.generator
+        name = model.provider
+        if self.params.providers[name].kind == "llama_cpp" and not grammar_converter_available():
+            raise ConfigError([Problem("params", f"providers.{name}.kind", (
+                "llama_cpp needs llama-cpp-python, which is not installed: install it "
+                "(make setup), or run the offline demo with --params "
+                "data/prep/params.fixture.yaml"))])
+        if self.hub is None:
+            self.hub = self.stack.enter_context(ModelHub(self.params.hub))
+        return self.hub.client(model, label=label)
+
+    def reader(self, config: PrepConfig) -> AskingClient | None:
+        """The reader model's client, when the prep settings name one."""
+        return None if config.reader is None else self.client(config.reader, "prep-reader")
 
 
 def _report(outcome: PrepOutcome, out_dir: Path, artifact: str) -> None:
@@ -128,21 +180,27 @@ def prep() -> None:
 @_inputs
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
               default=PREP_DIR / "match", show_default=True)
-def match(posting: Path, evidence: Path | None, personality: Path | None, extractor: str,
-          matcher: str, threshold: float, max_tokens: int, max_requirements: int | None,
-          params_path: Path, out_dir: Path) -> None:
+def match(posting: Path, evidence: Path | None, personality: Path | None,
+          extractor: str | None, matcher: str | None, threshold: float, max_tokens: int,
+          max_requirements: int | None, params_path: Path, prep_settings: Path | None,
+          out_dir: Path) -> None:
     """Extract requirements, match them to evidence, and rank focus areas (plan.md)."""
     with _user_errors(out_dir):
-        params = read_params(params_path)
+        setup = _setup(params_path, prep_settings, extractor, matcher)
         state = PrepState(posting=read_text_file(posting)[0],
-                          base_evidence=_evidence(evidence, personality, params),
+                          base_evidence=_evidence(evidence, personality, setup.params),
                           settings=PrepSettings(match_threshold=threshold, max_tokens=max_tokens,
                                                 max_requirements=max_requirements),
-                          extractor=extractor, matcher=matcher)  # type: ignore[arg-type]
+                          extractor=setup.extractor, matcher=setup.matcher)  # type: ignore[arg-type]
         with ExitStack() as stack:
-            needs_model = "llm" in (extractor, matcher)
-            outcome = run_match(state, _client(stack, params) if needs_model else None)
-    write_match_outputs(out_dir, outcome)
+            models = _Models(stack, setup.params)
+            reader = None
+            client = None
+            if "llm" in (setup.extractor, setup.matcher):
+                reader = models.reader(setup.config)
+                client = reader or models.client()
+            outcome = run_match(state, client, reader)
+    write_match_outputs(out_dir, outcome, setup.read_by)
     _report(outcome, out_dir, "plan.md")
 
 
@@ -164,16 +222,16 @@ def _terminal_answer(requirement: Requirement, question: str) -> str:
               show_default=True, help="Characters an answer needs before a model judges it.")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
               default=PREP_DIR / "run", show_default=True)
-def run(posting: Path, evidence: Path | None, personality: Path | None, extractor: str,
-        matcher: str, threshold: float, max_tokens: int, max_requirements: int | None,
-        params_path: Path, answers: Path | None, round_text: str | None,
-        round_file: Path | None, max_clarifications: int, min_clarification_length: int,
-        out_dir: Path) -> None:
+def run(posting: Path, evidence: Path | None, personality: Path | None, extractor: str | None,
+        matcher: str | None, threshold: float, max_tokens: int, max_requirements: int | None,
+        params_path: Path, prep_settings: Path | None, answers: Path | None,
+        round_text: str | None, round_file: Path | None, max_clarifications: int,
+        min_clarification_length: int, out_dir: Path) -> None:
     """The full graph: plan, strategy, questions, package gate and the clarification loop."""
     if round_text is not None and round_file is not None:
         raise click.UsageError("give --round or --round-file, not both")
     with _user_errors(out_dir):
-        params = read_params(params_path)
+        setup = _setup(params_path, prep_settings, extractor, matcher)
         if round_file is not None:
             round_text = read_text_file(round_file)[0]
         settings = PrepSettings(match_threshold=threshold, max_tokens=max_tokens,
@@ -181,14 +239,15 @@ def run(posting: Path, evidence: Path | None, personality: Path | None, extracto
                                 max_clarifications=max_clarifications,
                                 min_clarification_length=min_clarification_length)
         state = PrepState(posting=read_text_file(posting)[0],
-                          base_evidence=_evidence(evidence, personality, params),
-                          settings=settings, extractor=extractor,
-                          matcher=matcher,  # type: ignore[arg-type]
+                          base_evidence=_evidence(evidence, personality, setup.params),
+                          settings=settings, extractor=setup.extractor,  # type: ignore[arg-type]
+                          matcher=setup.matcher,  # type: ignore[arg-type]
                           round_text=round_text)
         source = ScriptedAnswers.load(answers) if answers is not None else _terminal_answer
         with ExitStack() as stack:
-            outcome = run_prep(state, _client(stack, params), source)
-    write_prep_outputs(out_dir, outcome)
+            models = _Models(stack, setup.params)
+            outcome = run_prep(state, models.client(), source, models.reader(setup.config))
+    write_prep_outputs(out_dir, outcome, setup.read_by)
     state = outcome.state
     click.echo(f"clarifications: asked {len(state.processed)}, admitted {len(state.accepted)}, "
                f"rejected {len(state.rejected)}, never asked {len(state.remaining)}")
@@ -200,7 +259,8 @@ def run(posting: Path, evidence: Path | None, personality: Path | None, extracto
                                                            path_type=Path))
 @click.option("--path", "paths", type=click.Choice(["lexical", "llm"]), multiple=True,
               default=("lexical",), show_default=True,
-              help="Which path to score (repeat for both; llm uses the configured model).")
+              help="Which path to score (repeat for both; llm uses the prep settings' reader, "
+                   "else the generator model).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.30, show_default=True,
               help="Lexical coverage needed for FULL.")
 @click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
@@ -216,17 +276,21 @@ def run(posting: Path, evidence: Path | None, personality: Path | None, extracto
                    "evidence, why): score them as a row of their own, the ceiling a path is "
                    "held to, with gold against shown counts.")
 @params_option
+@prep_settings_option
 def eval_set(set_dir: Path, paths: tuple[str, ...], threshold: float, baseline: Path | None,
              tolerance: float, write_baseline: Path | None, show_errors: bool,
-             second: Path | None, params_path: Path) -> None:
+             second: Path | None, params_path: Path, prep_settings: Path | None) -> None:
     """Score verdicts against a labelled SET (docs/PREP.md, Evaluation set): per path and part,
     false-proof, over-credit and false-gap rates, FULL and extraction precision and recall."""
     with _user_errors(), ExitStack() as stack:
         parts = {name: evaluation.load_part(folder)
                  for name, folder in evaluation.parts(set_dir).items()}
         reader = evaluation.load_reader(second) if second is not None else {}
-        params = read_params(params_path) if "llm" in paths else None
-        client = _client(stack, params) if params is not None else None
+        client = None
+        if "llm" in paths:
+            setup = _setup(params_path, prep_settings, None, None)
+            models = _Models(stack, setup.params)
+            client = models.reader(setup.config) or models.client()
         settings = PrepSettings(match_threshold=threshold)
         rows = [(path, name, evaluation.evaluate(cases, evaluation.pipeline_run(
                     path, client if path == "llm" else None, settings)))  # type: ignore[arg-type]
