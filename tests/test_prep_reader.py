@@ -24,7 +24,7 @@ from tests.test_prep_support import REPO, SAMPLE_ANSWERS, SAMPLE_EVIDENCE, SAMPL
 READING = {"extract-requirements", "match-evidence", "assess-answer"}
 EXAMPLE = REPO / "docs" / "examples" / "prose_plan_reader.md"
 RELAY = REPO / "tests" / "data" / "prep_relay"
-HOLDOUT = REPO / "tests" / "data" / "prep_eval" / "holdout"
+FIFTEENTH = REPO / "tests" / "data" / "prep_eval" / "tune16"
 PROSE = "hospital-procurement-officer"
 
 
@@ -176,12 +176,12 @@ def test_the_shipped_prep_settings_name_no_reader() -> None:
 
 def test_the_documented_reader_plan_is_what_the_default_path_writes(tmp_path: Path) -> None:
     """docs/examples/prose_plan_reader.md: the hard-wrapped Windows-1252 prose posting of the
-    held-out part, planned by the default path with the relayed reader configured (its answers
+    part (then the holdout, now tune16), planned by the default path with the relayed reader configured (its answers
     committed). Every requirement is a clause of the posting, every FULL cites evidence, every
     gap and partial has a practice question built from the requirement's words."""
     out = tmp_path / "match"
-    result = invoke("match", "--posting", HOLDOUT / f"{PROSE}.posting.cp1252.txt",
-                    "--evidence", HOLDOUT / f"{PROSE}.evidence.yaml",
+    result = invoke("match", "--posting", FIFTEENTH / f"{PROSE}.posting.cp1252.txt",
+                    "--evidence", FIFTEENTH / f"{PROSE}.evidence.yaml",
                     "--params", RELAY / "params.yaml", "--prep-settings", RELAY / "prep.yaml",
                     "--out-dir", out)
     assert result.exit_code == 0, result.output

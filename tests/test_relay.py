@@ -165,7 +165,7 @@ def test_the_prep_model_path_relayed_on_every_part_is_what_the_docs_show() -> No
     assert result.exit_code == 0, result.output  # every answer is committed: nothing waits
     docs = (ROOT / "docs/PREP.md").read_text(encoding="utf-8")
     rows = [line for line in result.output.splitlines() if line.startswith("| llm |")]
-    assert len(rows) == 16
+    assert len(rows) == 17
     for line in rows:
         assert line in docs, line
 
