@@ -62,15 +62,21 @@ def _calls(out: Path) -> list[tuple[str, str]]:
     return [(row["purpose"], row["call"]["model"]) for row in map(json.loads, lines)]
 
 
-def test_a_reader_makes_the_model_path_the_default_of_prep_match(tmp_path: Path) -> None:
-    params, settings = _files(tmp_path, READER)
+def _match(tmp_path: Path, reader: dict[str, Any] | None, *flags: str
+           ) -> tuple[list[tuple[str, str]], str]:
+    """``prep match`` on the sample: the calls it made (purpose, model) and its plan."""
+    params, settings = _files(tmp_path, reader)
     out = tmp_path / "match"
     result = invoke("match", "--posting", SAMPLE_POSTING, "--evidence", SAMPLE_EVIDENCE,
-                    "--params", params, "--prep-settings", settings, "--out-dir", out)
+                    *flags, "--params", params, "--prep-settings", settings, "--out-dir", out)
     assert result.exit_code == 0, result.output
-    assert _calls(out) == [("extract-requirements", "reader-model"),
-                           ("match-evidence", "reader-model")]
-    plan = (out / "plan.md").read_text(encoding="utf-8")
+    return _calls(out), (out / "plan.md").read_text(encoding="utf-8")
+
+
+def test_a_reader_makes_the_model_path_the_default_of_prep_match(tmp_path: Path) -> None:
+    calls, plan = _match(tmp_path, READER)
+    assert calls == [("extract-requirements", "reader-model"),
+                     ("match-evidence", "reader-model")]
     assert ("Requirements extracted by the model 'reader-model' (provider 'reader'); verdicts "
             "decided by the model 'reader-model' (provider 'reader').") in plan
     assert "not found in these words" not in plan
@@ -78,37 +84,21 @@ def test_a_reader_makes_the_model_path_the_default_of_prep_match(tmp_path: Path)
 
 def test_the_flags_still_choose_the_lexical_rules_and_the_plan_says_what_a_gap_means(
         tmp_path: Path) -> None:
-    params, settings = _files(tmp_path, READER)
-    out = tmp_path / "match"
-    result = invoke("match", "--posting", SAMPLE_POSTING, "--evidence", SAMPLE_EVIDENCE,
-                    "--extractor", "lexical", "--matcher", "lexical", "--params", params,
-                    "--prep-settings", settings, "--out-dir", out)
-    assert result.exit_code == 0, result.output
-    assert _calls(out) == []
-    plan = (out / "plan.md").read_text(encoding="utf-8")
+    calls, plan = _match(tmp_path, READER, "--extractor", "lexical", "--matcher", "lexical")
+    assert calls == []
     assert "verdicts decided by the lexical rules" in plan
     assert 'read a GAP as "not found in these words"' in plan
 
 
 def test_without_a_reader_the_default_is_the_lexical_rules_offline(tmp_path: Path) -> None:
-    params, settings = _files(tmp_path, None)
-    out = tmp_path / "match"
-    result = invoke("match", "--posting", SAMPLE_POSTING, "--evidence", SAMPLE_EVIDENCE,
-                    "--params", params, "--prep-settings", settings, "--out-dir", out)
-    assert result.exit_code == 0, result.output
-    assert _calls(out) == []
-    assert "Requirements extracted by the lexical rules" in (out / "plan.md").read_text()
+    calls, plan = _match(tmp_path, None)
+    assert calls == []
+    assert "Requirements extracted by the lexical rules" in plan
 
 
 def test_a_mixed_choice_names_each_side(tmp_path: Path) -> None:
-    params, settings = _files(tmp_path, READER)
-    out = tmp_path / "match"
-    result = invoke("match", "--posting", SAMPLE_POSTING, "--evidence", SAMPLE_EVIDENCE,
-                    "--matcher", "lexical", "--params", params, "--prep-settings", settings,
-                    "--out-dir", out)
-    assert result.exit_code == 0, result.output
-    assert _calls(out) == [("extract-requirements", "reader-model")]
-    plan = (out / "plan.md").read_text(encoding="utf-8")
+    calls, plan = _match(tmp_path, READER, "--matcher", "lexical")
+    assert calls == [("extract-requirements", "reader-model")]
     assert ("Requirements extracted by the model 'reader-model' (provider 'reader'); verdicts "
             "decided by the lexical rules.") in plan
 
