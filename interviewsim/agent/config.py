@@ -13,19 +13,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from interviewsim.config.params import Params
-from interviewsim.config.settings import ModelSettings, load_settings_file
+from interviewsim.config.settings import (
+    ModelSettings,
+    load_settings_file,
+    repository_data_dir,
+)
 from interviewsim.errors import ConfigError, Problem
 from interviewsim.llm.capability import capable
 
-
-def _agent_data_dir() -> Path:
-    """``data/agent`` of the repository this package is in, whatever the working directory;
-    the working directory's only when the package runs outside its repository."""
-    beside = Path(__file__).resolve().parents[2] / "data" / "agent"
-    return beside if beside.is_dir() else Path("data/agent")
-
-
-AGENT_DATA_DIR = _agent_data_dir()
+AGENT_DATA_DIR = repository_data_dir("agent")
 SETTINGS_PATH = AGENT_DATA_DIR / "agent.yaml"
 
 
@@ -112,14 +108,7 @@ class AgentSettings(BaseModel):
 
 
 def load_agent_settings(path: str | Path | None = None) -> AgentSettings:
-    """Read and validate the agent settings.
-
-    ``None`` reads the repository's :data:`SETTINGS_PATH` (all defaults when it is absent); a
-    path given explicitly must exist, so a mistyped ``--agent-settings`` is an error naming the
-    file rather than a silent fall-back to defaults.
-    """
-    if path is None:
-        if not SETTINGS_PATH.exists():
-            return AgentSettings()
-        path = SETTINGS_PATH
-    return load_settings_file(Path(path), AgentSettings, "agent settings")
+    """Read and validate the agent settings: ``None`` reads the repository's
+    :data:`SETTINGS_PATH` (all defaults when it is absent); a path given explicitly must exist,
+    so a mistyped ``--agent-settings`` is an error naming the file."""
+    return load_settings_file(path, AgentSettings, "agent settings", SETTINGS_PATH)

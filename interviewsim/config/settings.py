@@ -1,4 +1,5 @@
-"""Typed settings of providers, models and the embedder, as they appear in params.yaml."""
+"""Typed settings of providers, models and the embedder, as they appear in params.yaml, and the
+loader of the YAML settings files beside it (data/agent/agent.yaml, data/prep/prep.yaml)."""
 
 from __future__ import annotations
 
@@ -176,10 +177,25 @@ class HubSettings(_Settings):
 SettingsT = TypeVar("SettingsT", bound=BaseModel)
 
 
-def load_settings_file(path: Path, model: type[SettingsT], what: str) -> SettingsT:
-    """A YAML settings file (``what``: "agent settings") validated as ``model``; a missing
-    file, invalid YAML or an invalid value raises :class:`ConfigError` naming the file and
-    the key (never a traceback)."""
+def repository_data_dir(name: str) -> Path:
+    """``data/<name>`` of the repository this package is in, whatever the working directory;
+    the working directory's only when the package runs outside its repository."""
+    beside = Path(__file__).resolve().parents[2] / "data" / name
+    return beside if beside.is_dir() else Path("data") / name
+
+
+def load_settings_file(path: str | Path | None, model: type[SettingsT], what: str,
+                       default: Path) -> SettingsT:
+    """A YAML settings file (``what``: "agent settings") validated as ``model``. ``None``
+    reads ``default``, and all of ``model``'s defaults when that is absent; a path given
+    explicitly must exist, so a mistyped option is an error naming the file rather than a
+    silent fall-back. A missing file, invalid YAML or an invalid value raises
+    :class:`ConfigError` naming the file and the key (never a traceback)."""
+    if path is None:
+        if not default.exists():
+            return model()
+        path = default
+    path = Path(path)
     if not path.is_file():
         raise ConfigError([Problem(str(path), "", f"{what} file not found")])
     try:

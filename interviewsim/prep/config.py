@@ -17,19 +17,15 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from interviewsim.config.params import Params
-from interviewsim.config.settings import ModelSettings, load_settings_file
+from interviewsim.config.settings import (
+    ModelSettings,
+    load_settings_file,
+    repository_data_dir,
+)
 from interviewsim.errors import ConfigError, Problem
 from interviewsim.llm.capability import capable
 
-
-def _prep_data_dir() -> Path:
-    """``data/prep`` of the repository this package is in, whatever the working directory;
-    the working directory's only when the package runs outside its repository."""
-    beside = Path(__file__).resolve().parents[2] / "data" / "prep"
-    return beside if beside.is_dir() else Path("data/prep")
-
-
-SETTINGS_PATH = _prep_data_dir() / "prep.yaml"
+SETTINGS_PATH = repository_data_dir("prep") / "prep.yaml"
 
 
 class PrepConfig(BaseModel):
@@ -78,8 +74,4 @@ class PrepConfig(BaseModel):
 def load_prep_config(path: str | Path | None = None) -> PrepConfig:
     """Read and validate the prep settings: ``None`` reads :data:`SETTINGS_PATH` (defaults
     when it is absent); a path given explicitly must exist."""
-    if path is None:
-        if not SETTINGS_PATH.exists():
-            return PrepConfig()
-        path = SETTINGS_PATH
-    return load_settings_file(Path(path), PrepConfig, "prep settings")
+    return load_settings_file(path, PrepConfig, "prep settings", SETTINGS_PATH)

@@ -288,10 +288,10 @@ class Nodes:
         state.stop_reason = f"{state.failed_gate}_rejected"
 
 
-def build_match_graph(client: AskingClient | None, reader: AskingClient | None = None
-                      ) -> Graph[PrepState]:
-    """extract → gate → match → gate → assess → plan; any failed gate → error report."""
-    n = Nodes(client, reader)
+def build_match_graph(client: AskingClient | None) -> Graph[PrepState]:
+    """extract → gate → match → gate → assess → plan; any failed gate → error report. Every
+    model step here reads, so ``client`` is the reader when there is one."""
+    n = Nodes(client)
     nodes: dict[str, Callable[[PrepState], None]] = {
         "extract": n.extract, "extraction_gate": n.extraction_gate, "match": n.match,
         "match_gate": n.match_gate, "assess": n.assess, "plan": n.plan,
@@ -347,11 +347,10 @@ class PrepOutcome:
         return self.state.package is not None or self.state.stop_reason == "plan_ready"
 
 
-def run_match(state: PrepState, client: AskingClient | None = None,
-              reader: AskingClient | None = None) -> PrepOutcome:
+def run_match(state: PrepState, client: AskingClient | None = None) -> PrepOutcome:
     """The plan: requirements, verdicts and focus areas, or an error report (offline on the
     lexical paths)."""
-    execution = build_match_graph(client, reader).execute(state)
+    execution = build_match_graph(client).execute(state)
     execution.advance()
     return PrepOutcome(state, execution.trajectory, execution.interrupts)
 

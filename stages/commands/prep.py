@@ -152,6 +152,10 @@ class _Models:
         """The reader model's client, when the prep settings name one."""
         return None if config.reader is None else self.client(config.reader, "prep-reader")
 
+    def reading(self, config: PrepConfig) -> AskingClient:
+        """The client that reads: the reader, else the generator."""
+        return self.reader(config) or self.client()
+
 
 def _report(outcome: PrepOutcome, out_dir: Path, artifact: str) -> None:
     state = outcome.state
@@ -193,13 +197,9 @@ def match(posting: Path, evidence: Path | None, personality: Path | None,
                                                 max_requirements=max_requirements),
                           extractor=setup.extractor, matcher=setup.matcher)  # type: ignore[arg-type]
         with ExitStack() as stack:
-            models = _Models(stack, setup.params)
-            reader = None
-            client = None
-            if "llm" in (setup.extractor, setup.matcher):
-                reader = models.reader(setup.config)
-                client = reader or models.client()
-            outcome = run_match(state, client, reader)
+            reads = "llm" in (setup.extractor, setup.matcher)  # the match graph only reads
+            client = _Models(stack, setup.params).reading(setup.config) if reads else None
+            outcome = run_match(state, client)
     write_match_outputs(out_dir, outcome, setup.read_by)
     _report(outcome, out_dir, "plan.md")
 
@@ -289,8 +289,7 @@ def eval_set(set_dir: Path, paths: tuple[str, ...], threshold: float, baseline: 
         client = None
         if "llm" in paths:
             setup = _setup(params_path, prep_settings, None, None)
-            models = _Models(stack, setup.params)
-            client = models.reader(setup.config) or models.client()
+            client = _Models(stack, setup.params).reading(setup.config)
         settings = PrepSettings(match_threshold=threshold)
         rows = [(path, name, evaluation.evaluate(cases, evaluation.pipeline_run(
                     path, client if path == "llm" else None, settings)))  # type: ignore[arg-type]
